@@ -1,0 +1,170 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Swift 6 language mode everywhere, plus the two upcoming features the models use:
+/// explicit `any` for existentials and imports that must name every module they use.
+let strictness: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+/// Debian's librdkafka 2.0.2 cannot talk to current brokers (LOCAL-STACK.md). The bootstrap
+/// puts a newer one at `.lib/librdkafka.so.1`; this rpath makes every binary built here
+/// (executables and test bundles under `.build/<triple>/<config>/`) find it first, without
+/// depending on LD_LIBRARY_PATH. Production installs a librdkafka >= 2.2 system-wide.
+let localLibrdkafka: [LinkerSetting] = [
+    .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../../../.lib"], .when(platforms: [.linux]))
+]
+
+let package = Package(
+    name: "Braid",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "braid", targets: ["braid"]),
+        .library(name: "BraidCore", targets: ["BraidCore"]),
+        .library(name: "BraidKafka", targets: ["BraidKafka"]),
+        .library(name: "BraidRedis", targets: ["BraidRedis"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.24.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.10.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+    ],
+    targets: [
+        // C libraries, found through pkg-config.
+        .systemLibrary(
+            name: "CRdKafka", pkgConfig: "rdkafka",
+            providers: [.apt(["librdkafka-dev"])]),
+        .systemLibrary(
+            name: "CHiredis", pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"])]),
+
+        // Pure domain logic: interleaving, pagination, cursors, key schema. No I/O.
+        .target(
+            name: "BraidCore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto")
+            ],
+            swiftSettings: strictness),
+
+        // Async Swift over librdkafka.
+        .target(
+            name: "BraidKafka",
+            dependencies: [
+                "CRdKafka",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictness,
+            linkerSettings: localLibrdkafka),
+
+        // Async Redis client: SwiftNIO for I/O, hiredis for the RESP wire format.
+        .target(
+            name: "BraidRedis",
+            dependencies: [
+                "CHiredis",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strictness),
+
+        // Shared plumbing of the services: configuration loading, logging and metrics bootstrap.
+        .target(
+            name: "BraidRuntime",
+            dependencies: [
+                "BraidCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strictness),
+
+        // Live search backends and the demo corpus.
+        .target(
+            name: "BraidSources",
+            dependencies: [
+                "BraidCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: strictness),
+
+        // Precompute workers and the request publisher.
+        .target(
+            name: "BraidWorker",
+            dependencies: [
+                "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidRuntime",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictness),
+
+        // The HTTP gateway.
+        .target(
+            name: "BraidGateway",
+            dependencies: [
+                "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidWorker", "BraidRuntime",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictness),
+
+        // One CLI: version, plan, gateway, worker, publish, seed, ops, bench.
+        .executableTarget(
+            name: "braid",
+            dependencies: [
+                "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidWorker", "BraidGateway",
+                "BraidRuntime",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictness,
+            linkerSettings: localLibrdkafka),
+
+        // Test helpers: where the servers that `make test` started are listening.
+        .target(
+            name: "BraidTestSupport",
+            path: "Tests/BraidTestSupport",
+            swiftSettings: strictness),
+
+        .testTarget(
+            name: "BraidCoreTests",
+            dependencies: [
+                "BraidCore",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strictness),
+        .testTarget(
+            name: "BraidKafkaTests",
+            dependencies: ["BraidKafka", "BraidTestSupport", "CRdKafka"],
+            swiftSettings: strictness,
+            linkerSettings: localLibrdkafka),
+        .testTarget(
+            name: "BraidRedisTests",
+            dependencies: ["BraidRedis", "BraidTestSupport", "CHiredis"],
+            swiftSettings: strictness),
+    ]
+)

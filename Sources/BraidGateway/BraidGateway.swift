@@ -1,0 +1,2 @@
+/// BraidGateway module (filled in by later issues).
+public enum BraidGateway {}

@@ -1,0 +1,2 @@
+/// BraidRuntime module (filled in by later issues).
+public enum BraidRuntime {}

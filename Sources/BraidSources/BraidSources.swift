@@ -1,0 +1,2 @@
+/// BraidSources module (filled in by later issues).
+public enum BraidSources {}

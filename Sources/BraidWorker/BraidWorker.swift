@@ -1,0 +1,2 @@
+/// BraidWorker module (filled in by later issues).
+public enum BraidWorker {}

@@ -1,0 +1,23 @@
+import ArgumentParser
+import BraidKafka
+import BraidRedis
+
+/// `braid version`: what this binary is and which C libraries it loaded.
+struct VersionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "version",
+        abstract: "Print Braid's version and the versions of the C libraries it uses.")
+
+    static let braidVersion = "0.1.0"
+
+    func run() throws {
+        let kafka = LibrdkafkaVersion.loaded
+        let supported = kafka >= LibrdkafkaVersion.minimum
+        print("braid \(Self.braidVersion)")
+        print("librdkafka \(kafka)\(supported ? "" : " (unsupported: Kafka work needs \(LibrdkafkaVersion.minimum) or newer)")")
+        print("hiredis \(hiredisVersion) (compile time)")
+        if !supported {
+            throw ExitCode(1)
+        }
+    }
+}
