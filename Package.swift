@@ -158,6 +158,11 @@ let package = Package(
             ],
             swiftSettings: strictness),
         .testTarget(
+            name: "BraidSourcesTests",
+            dependencies: ["BraidSources", "BraidCore"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictness),
+        .testTarget(
             name: "BraidKafkaTests",
             dependencies: ["BraidKafka", "BraidTestSupport", "CRdKafka"],
             swiftSettings: strictness,

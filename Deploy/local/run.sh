@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# `make run`: installs what is missing, builds the release binary and runs the whole system
+# locally on its embedded defaults. Ctrl-C or SIGTERM stops everything it started.
+#
+# Ports (environment): BRAID_REDIS_PORT (6379), BRAID_KAFKA_PORT (9092),
+# BRAID_PARTITIONS (6, partitions of every topic).
+set -euo pipefail
+BRAID_SCRIPT=run
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$BRAID_ROOT"
+
+redis_port="${BRAID_REDIS_PORT:-6379}"
+kafka_port="${BRAID_KAFKA_PORT:-9092}"
+partitions="${BRAID_PARTITIONS:-6}"
+
+"$BRAID_ROOT/Deploy/local/bootstrap.sh"
+# Fail on a taken port before a long build, not after it.
+braid_require_free_port "$redis_port" redis-server
+braid_require_free_port "$kafka_port" "the Kafka broker"
+
+swift build -c release --product braid
+braid="$(swift build -c release --show-bin-path)/braid"
+"$braid" version
+
+export BRAID_RUN_DIR="$BRAID_ROOT/.run/local"
+mkdir -p "$BRAID_RUN_DIR"
+service_pids=()
+stopping=0
+cleanup() {
+  stopping=1
+  local pid
+  # Services first (they drain into Redis and Kafka), then the servers.
+  for pid in "${service_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${service_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  braid_stop_servers "$redis_port" "$kafka_port"
+  braid_log "stopped"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+braid_start_redis "$redis_port"
+braid_start_broker "$kafka_port" "$partitions"
+
+export BRAID_REDIS_URL="redis://127.0.0.1:$redis_port"
+export BRAID_KAFKA_BROKERS="127.0.0.1:$kafka_port"
+
+braid_log "running: Redis at $BRAID_REDIS_URL, Kafka at $BRAID_KAFKA_BROKERS; Ctrl-C stops everything"
+# Wait for a signal, or for a service to die (then stop the rest).
+while :; do
+  sleep 1 &
+  wait $! || true
+  for pid in "${service_pids[@]}" $(cat "$BRAID_RUN_DIR"/*.pid 2>/dev/null); do
+    kill -0 "$pid" 2>/dev/null || { braid_log "process $pid exited; stopping"; exit 1; }
+  done
+done

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# `make test`: installs what is missing, starts an ephemeral redis-server and Kafka broker on
+# free loopback ports, runs every test (unit and integration) and stops the servers whatever
+# the outcome. Exits with the tests' status. Extra arguments go to `swift test`.
+#
+# The tests find the servers through BRAID_TEST_* variables; an integration test fails
+# (never skips) when they are missing or the servers do not answer.
+set -euo pipefail
+BRAID_SCRIPT=test
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$BRAID_ROOT"
+
+"$BRAID_ROOT/Deploy/local/bootstrap.sh"
+
+export BRAID_RUN_DIR="$BRAID_ROOT/.run/test-$$"
+mkdir -p "$BRAID_RUN_DIR"
+redis_port="$(braid_free_port)"
+kafka_port="$(braid_free_port)"
+cleanup() {
+  braid_stop_servers "$redis_port" "$kafka_port"
+  # Tests that start servers of their own leave their pid files here.
+  local f
+  for f in "$BRAID_RUN_DIR"/*.pid; do [ -e "$f" ] && braid_stop_pidfile "$f"; done
+  rm -rf "$BRAID_RUN_DIR"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Build first, before the servers start: a clean build takes minutes.
+swift build --build-tests
+
+braid_start_redis "$redis_port"
+braid_start_broker "$kafka_port" "${BRAID_TEST_PARTITIONS:-6}"
+
+export BRAID_TEST_REDIS_URL="redis://127.0.0.1:$redis_port"
+export BRAID_TEST_REDIS_PID="$(cat "$BRAID_RUN_DIR/redis-$redis_port.pid")"
+export BRAID_TEST_KAFKA_BROKERS="127.0.0.1:$kafka_port"
+export BRAID_TEST_KAFKA_PID="$(cat "$BRAID_RUN_DIR/broker-$kafka_port.pid")"
+export BRAID_TEST_RUN_DIR="$BRAID_RUN_DIR"
+export BRAID_ROOT
+
+status=0
+swift test --skip-build "$@" || status=$?
+exit "$status"

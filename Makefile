@@ -1,0 +1,25 @@
+# The front door. Every target bootstraps what a fresh machine lacks (Deploy/local/bootstrap.sh).
+.PHONY: run test bench bootstrap build clean
+
+ONLY ?= all
+
+## Run the whole system locally on its embedded defaults (Ctrl-C stops it).
+run:
+	@Deploy/local/run.sh
+
+## Run every test: unit and integration, against an ephemeral Redis and Kafka broker.
+test:
+	@Deploy/local/test.sh $(ARGS)
+
+## Benchmarks: RATIO lines against baselines measured in the same run (ONLY=<group>).
+bench:
+	@Deploy/local/bench.sh $(ONLY)
+
+bootstrap:
+	@Deploy/local/bootstrap.sh
+
+build: bootstrap
+	swift build
+
+clean:
+	rm -rf .build .run

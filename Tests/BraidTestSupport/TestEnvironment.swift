@@ -1,0 +1,54 @@
+import Foundation
+
+/// Where the servers that `make test` (Deploy/local/test.sh) started are listening.
+///
+/// Integration tests read these and fail, never skip, when they are missing: a run that
+/// silently skips its integration tier would report green without testing anything real.
+public enum TestEnvironment {
+    public struct MissingServer: Error, CustomStringConvertible {
+        public let variable: String
+        public var description: String {
+            "\(variable) is not set: integration tests need the servers that `make test` starts (run `make test`, not a bare `swift test`)."
+        }
+    }
+
+    static func required(_ variable: String) throws -> String {
+        guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
+            throw MissingServer(variable: variable)
+        }
+        return value
+    }
+
+    /// `redis://127.0.0.1:<port>` of the shared test redis-server.
+    public static func redisURL() throws -> String { try required("BRAID_TEST_REDIS_URL") }
+
+    /// Host and port of the shared test redis-server.
+    public static func redisEndpoint() throws -> (host: String, port: Int) {
+        let url = try redisURL()
+        guard let components = URLComponents(string: url), let host = components.host, let port = components.port else {
+            throw MissingServer(variable: "BRAID_TEST_REDIS_URL (unparseable: \(url))")
+        }
+        return (host, port)
+    }
+
+    /// `host:port` of the shared test Kafka broker.
+    public static func kafkaBrokers() throws -> String { try required("BRAID_TEST_KAFKA_BROKERS") }
+
+    /// Pid of the shared broker, for fault tests that freeze it (SIGSTOP/SIGCONT).
+    public static func kafkaPID() throws -> pid_t {
+        let raw = try required("BRAID_TEST_KAFKA_PID")
+        guard let pid = pid_t(raw) else { throw MissingServer(variable: "BRAID_TEST_KAFKA_PID (not a pid: \(raw))") }
+        return pid
+    }
+
+    /// Folder for logs and pid files of servers a test starts itself; `make test` stops
+    /// anything with a pid file there when it finishes.
+    public static func runDirectory() throws -> URL {
+        URL(fileURLWithPath: try required("BRAID_TEST_RUN_DIR"), isDirectory: true)
+    }
+
+    /// A name no other test (or earlier run against the same servers) uses.
+    public static func uniqueName(_ prefix: String) -> String {
+        "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())"
+    }
+}
