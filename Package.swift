@@ -158,6 +158,10 @@ let package = Package(
             ],
             swiftSettings: strictness),
         .testTarget(
+            name: "BraidRuntimeTests",
+            dependencies: ["BraidRuntime"],
+            swiftSettings: strictness),
+        .testTarget(
             name: "BraidSourcesTests",
             dependencies: ["BraidSources", "BraidCore"],
             resources: [.copy("Fixtures")],

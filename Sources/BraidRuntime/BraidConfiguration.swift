@@ -1,0 +1,118 @@
+/// Everything a Braid process can be configured with: one YAML or JSON file plus
+/// `BRAID_*` environment overrides (see ``ConfigurationLoader``). Every field has a
+/// default, so an empty file (or none) runs the local stack of `make run`.
+///
+/// Keys are snake_case in files; the README documents each one with its default.
+public struct BraidConfiguration: Codable, Sendable, Equatable {
+    public var redis = RedisSection()
+    public var kafka = KafkaSection()
+    public var search = SearchSection()
+    public var rankings: [String: RankingSection] = RankingSection.defaults
+    public var interleaving = InterleavingSection()
+    public var gateway = GatewaySection()
+    public var worker = WorkerSection()
+    public var logging = LoggingSection()
+
+    public init() {}
+
+    public struct RedisSection: Codable, Sendable, Equatable {
+        /// `redis://[user[:password]@]host[:port][/db]`.
+        public var url = "redis://127.0.0.1:6379"
+        public var poolSize = 4
+        public var commandTimeoutMs = 500
+        /// First segment of every key; several deployments can share one Redis.
+        public var keyPrefix = "braid"
+        public init() {}
+    }
+
+    public struct KafkaSection: Codable, Sendable, Equatable {
+        /// Comma-separated `host:port` list (librdkafka `bootstrap.servers`).
+        public var brokers = "127.0.0.1:9092"
+        public var requestsTopic = "braid.requests"
+        public var deadLetterTopic = "braid.requests.dlq"
+        public var eventsTopic = "braid.events"
+        public var consumerGroup = "braid-workers"
+        public var sessionTimeoutMs = 6000
+        public var heartbeatIntervalMs = 300
+        /// Passed to librdkafka as they are (SASL, TLS, tuning): the escape hatch.
+        public var properties: [String: String] = [:]
+        public init() {}
+    }
+
+    public struct SearchSection: Codable, Sendable, Equatable {
+        /// `sqlite` (embedded FTS5), `elasticsearch`, or `http` (a ranking service).
+        public var source = "sqlite"
+        public var sqlitePath = ".run/local/corpus.sqlite"
+        public var elasticsearchUrl = "http://127.0.0.1:9200"
+        public var elasticsearchIndex = "recipes"
+        public var httpUrl = "http://127.0.0.1:8081/rank"
+        public var timeoutMs = 800
+        public init() {}
+    }
+
+    /// A named secondary ranking that workers materialize.
+    public struct RankingSection: Codable, Sendable, Equatable {
+        /// `relevance`, `popularity_boosted` or `newest`.
+        public var profile: String
+        public var size: Int
+        public var ttlSeconds: Int
+        /// Older snapshots trigger a deduplicated refresh request.
+        public var refreshAfterSeconds: Int
+        /// How long a replaced snapshot stays readable for sessions that pinned it.
+        public var graceSeconds: Int
+
+        public init(profile: String, size: Int = 50, ttlSeconds: Int = 86_400, refreshAfterSeconds: Int = 3_600, graceSeconds: Int = 3_600) {
+            self.profile = profile
+            self.size = size
+            self.ttlSeconds = ttlSeconds
+            self.refreshAfterSeconds = refreshAfterSeconds
+            self.graceSeconds = graceSeconds
+        }
+
+        public static let defaults: [String: RankingSection] = [
+            "featured": RankingSection(profile: "popularity_boosted"),
+            "fresh": RankingSection(profile: "newest", size: 30, ttlSeconds: 21_600, refreshAfterSeconds: 900),
+        ]
+    }
+
+    public struct InterleavingSection: Codable, Sendable, Equatable {
+        /// The secondary ranking interleaved when a request names none.
+        public var ranking = "featured"
+        public var start = 0
+        /// Omitted: all of the snapshot.
+        public var maxDocs: Int? = nil
+        public var pattern = "AB"
+        /// `pattern` or `team_draft`.
+        public var mode = "pattern"
+        /// What a request does when no snapshot exists: `inline` or `async`.
+        public var missPolicy = "inline"
+        public init() {}
+    }
+
+    public struct GatewaySection: Codable, Sendable, Equatable {
+        public var host = "127.0.0.1"
+        public var port = 8080
+        /// HMAC key of cursors. The default is for local use only: set your own in production.
+        public var cursorKey = "braid-local-development-key"
+        public var cursorTtlSeconds = 3_600
+        public var nearCacheBytes = 64 << 20
+        public var liveTimeoutMs = 1_000
+        public var defaultPerPage = 20
+        public init() {}
+    }
+
+    public struct WorkerSection: Codable, Sendable, Equatable {
+        /// Messages processed at once across partitions (one partition is always in order).
+        public var concurrency = 8
+        public var maxAttempts = 5
+        public var retryBackoffMs = 200
+        public var metricsPort = 9464
+        public init() {}
+    }
+
+    public struct LoggingSection: Codable, Sendable, Equatable {
+        /// `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`.
+        public var level = "info"
+        public init() {}
+    }
+}

@@ -1,2 +1,0 @@
-/// BraidRuntime module (filled in by later issues).
-public enum BraidRuntime {}

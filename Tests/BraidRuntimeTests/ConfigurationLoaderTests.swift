@@ -1,0 +1,85 @@
+import BraidRuntime
+import Foundation
+import Testing
+
+@Suite("configuration loading")
+struct ConfigurationLoaderTests {
+    func write(_ text: String, ext: String = "yaml") throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("braid-\(UUID().uuidString).\(ext)").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func defaultsWithoutFileOrEnvironment() throws {
+        let configuration = try ConfigurationLoader.load(file: nil, environment: [:])
+        #expect(configuration == BraidConfiguration())
+        #expect(configuration.redis.url == "redis://127.0.0.1:6379")
+        #expect(configuration.rankings["featured"]?.profile == "popularity_boosted")
+    }
+
+    @Test func yamlFileOverridesDefaultsAndKeepsTheRest() throws {
+        let path = try write("""
+            redis:
+              url: redis://cache:6380/2
+            kafka:
+              properties:
+                security.protocol: SASL_SSL
+            rankings:
+              editors:
+                profile: relevance
+                size: 10
+                ttl_seconds: 60
+                refresh_after_seconds: 30
+                grace_seconds: 120
+            interleaving:
+              max_docs: 12
+            """)
+        let configuration = try ConfigurationLoader.load(file: path, environment: [:])
+        #expect(configuration.redis.url == "redis://cache:6380/2")
+        #expect(configuration.redis.poolSize == 4)
+        #expect(configuration.kafka.properties == ["security.protocol": "SASL_SSL"])
+        #expect(configuration.rankings["editors"]?.size == 10)
+        #expect(configuration.rankings["featured"] != nil)
+        #expect(configuration.interleaving.maxDocs == 12)
+    }
+
+    @Test func jsonFileIsAccepted() throws {
+        let path = try write(#"{"gateway": {"port": 9000}}"#, ext: "json")
+        #expect(try ConfigurationLoader.load(file: path, environment: [:]).gateway.port == 9000)
+    }
+
+    @Test func environmentOverridesFile() throws {
+        let path = try write("gateway:\n  port: 9000\n")
+        let configuration = try ConfigurationLoader.load(
+            file: path,
+            environment: ["BRAID_GATEWAY_PORT": "9100", "BRAID_KAFKA_BROKERS": "k1:9092,k2:9092", "BRAID_GATEWAY_CURSOR_KEY": "12345"])
+        #expect(configuration.gateway.port == 9100)
+        #expect(configuration.kafka.brokers == "k1:9092,k2:9092")
+        #expect(configuration.gateway.cursorKey == "12345")
+    }
+
+    @Test func unknownKeyIsAnErrorNamingIt() throws {
+        let path = try write("redis:\n  comand_timeout_ms: 5\n")
+        #expect(throws: ConfigurationError(message: "unknown configuration key 'redis.comand_timeout_ms'")) {
+            try ConfigurationLoader.load(file: path, environment: [:])
+        }
+    }
+
+    @Test func badValuesAreErrorsNamingTheKey() throws {
+        let path = try write("gateway:\n  port: eighty\n")
+        let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: path, environment: [:]) }
+        #expect(error?.message.contains("gateway.port") == true)
+        let envError = #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader.load(file: nil, environment: ["BRAID_REDIS_POOL_SIZE": "many"])
+        }
+        #expect(envError?.message.contains("BRAID_REDIS_POOL_SIZE") == true)
+    }
+
+    @Test func missingOrMalformedFileIsAnError() throws {
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: "/nonexistent/braid.yaml", environment: [:]) }
+        let path = try write("redis: [unclosed\n")
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: path, environment: [:]) }
+        let list = try write("- a\n- b\n")
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: list, environment: [:]) }
+    }
+}
