@@ -158,6 +158,10 @@ let package = Package(
             ],
             swiftSettings: strictness),
         .testTarget(
+            name: "BraidContractTests",
+            dependencies: ["BraidCore", "BraidTestSupport"],
+            swiftSettings: strictness),
+        .testTarget(
             name: "BraidRuntimeTests",
             dependencies: ["BraidRuntime"],
             swiftSettings: strictness),

@@ -1,0 +1,102 @@
+import Foundation
+
+/// A precompute request as it travels on `braid.requests` (`Schemas/request.schema.json`).
+///
+/// ``decode(_:)`` applies every rule of the schema, so a message the worker accepts is one
+/// the schema accepts and vice versa (a test holds the two together over
+/// `Schemas/examples/`). Unknown fields are ignored so producers can add fields first.
+public struct PrecomputeRequest: Sendable, Hashable {
+    public static let schema = "braid.request/v1"
+
+    public enum Body: Sendable, Hashable {
+        case ranking(RankingTarget)
+        case component(ComponentTarget)
+    }
+
+    /// Materialize a secondary ranking for one query.
+    public struct RankingTarget: Sendable, Hashable {
+        public var ranking: String
+        public var query: String
+        /// Nil: the ranking's configured size.
+        public var size: Int?
+
+        public init(ranking: String, query: String, size: Int? = nil) {
+            self.ranking = ranking
+            self.query = query
+            self.size = size
+        }
+    }
+
+    /// Materialize one feed component's content for a user, segment or category.
+    public struct ComponentTarget: Sendable, Hashable {
+        public var feed: String
+        public var type: ComponentType
+        public var scope: ComponentScope
+
+        public init(feed: String, type: ComponentType, scope: ComponentScope) {
+            self.feed = feed
+            self.type = type
+            self.scope = scope
+        }
+    }
+
+    public var id: String
+    public var body: Body
+    /// Nil: the configured TTL of the ranking or component.
+    public var ttlSeconds: Int?
+    public var requestedAt: Date
+
+    public init(id: String = UUID().uuidString.lowercased(), body: Body, ttlSeconds: Int? = nil, requestedAt: Date = Date()) {
+        self.id = id
+        self.body = body
+        self.ttlSeconds = ttlSeconds
+        self.requestedAt = requestedAt
+    }
+
+    /// Limits shared with the schema.
+    public enum Limits {
+        public static let maxMessageBytes = 64 * 1024
+        public static let maxQueryLength = 512
+        public static let sizeRange = 1...1000
+        public static let ttlRange = 60...2_592_000
+        public static let maxScopeValueLength = 128
+    }
+}
+
+/// Who a component's content is for. At least one field is set.
+public struct ComponentScope: Sendable, Hashable, Codable {
+    public var user: String?
+    public var segment: String?
+    public var category: String?
+
+    public init(user: String? = nil, segment: String? = nil, category: String? = nil) {
+        self.user = user
+        self.segment = segment
+        self.category = category
+    }
+
+    /// Stable text form, used in cache keys: `user=u42`, `category=dessert`, …
+    public var canonical: String {
+        [("category", category), ("segment", segment), ("user", user)]
+            .compactMap { name, value in value.map { "\(name)=\($0)" } }
+            .joined(separator: "&")
+    }
+}
+
+/// The component types workers can materialize.
+public enum ComponentType: String, Sendable, Hashable, Codable, CaseIterable {
+    case recommendedRecipes = "recommended_recipes"
+    case followedAuthorsNew = "followed_authors_new"
+    case popularInCategory = "popular_in_category"
+    case newArrivals = "new_arrivals"
+    case carousel
+    case profileRecipes = "profile_recipes"
+    case profileCooksnaps = "profile_cooksnaps"
+}
+
+/// Why a message is not a valid request; goes into the dead-letter header.
+public struct RequestValidationError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}
