@@ -158,6 +158,17 @@ let package = Package(
             ],
             swiftSettings: strictness),
         .testTarget(
+            name: "BraidWorkerTests",
+            dependencies: ["BraidWorker", "BraidCore", "BraidTestSupport"],
+            swiftSettings: strictness),
+        .testTarget(
+            name: "BraidDeployTests",
+            dependencies: [
+                "BraidRuntime", "BraidTestSupport",
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strictness),
+        .testTarget(
             name: "BraidContractTests",
             dependencies: ["BraidCore", "BraidTestSupport"],
             swiftSettings: strictness),

@@ -1,2 +1,0 @@
-/// BraidWorker module (filled in by later issues).
-public enum BraidWorker {}

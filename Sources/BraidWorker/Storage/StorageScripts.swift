@@ -1,0 +1,43 @@
+/// Lua scripts that make each write to Redis atomic. They run with EVALSHA (loaded on first
+/// NOSCRIPT). Every key a script touches shares one hash tag, so they also run on Redis
+/// Cluster, where a script may only touch keys of one slot.
+enum StorageScripts {
+    /// Publishes a ranking snapshot and flips the pointer to it, unless the pointer already
+    /// names this or a newer version (an old or replayed request: acknowledged, no effect).
+    /// The replaced version is kept for `grace` seconds for sessions that pinned it.
+    ///
+    /// KEYS[1] pointer (`…:cur`), KEYS[2] new version key (`…:v:<version>`).
+    /// ARGV[1] version, ARGV[2] snapshot JSON, ARGV[3] TTL seconds, ARGV[4] grace seconds,
+    /// ARGV[5] version key prefix (`…:v:`). Returns 1 when written, 0 when stale.
+    static let publishSnapshot = """
+        local current = redis.call('GET', KEYS[1])
+        if current and tonumber(current) >= tonumber(ARGV[1]) then
+          return 0
+        end
+        redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
+        if current then
+          local old = ARGV[5] .. current
+          local ttl = redis.call('TTL', old)
+          if ttl == -1 or ttl > tonumber(ARGV[4]) then
+            redis.call('EXPIRE', old, ARGV[4])
+          end
+        end
+        redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[3])
+        return 1
+        """
+
+    /// Writes a component's content unless a newer version is stored.
+    ///
+    /// KEYS[1] the component hash (fields `version`, `state_hash`, `content`).
+    /// ARGV[1] version, ARGV[2] state hash, ARGV[3] content JSON, ARGV[4] TTL seconds.
+    /// Returns 1 when written, 0 when stale.
+    static let publishComponent = """
+        local current = redis.call('HGET', KEYS[1], 'version')
+        if current and tonumber(current) >= tonumber(ARGV[1]) then
+          return 0
+        end
+        redis.call('HSET', KEYS[1], 'version', ARGV[1], 'state_hash', ARGV[2], 'content', ARGV[3])
+        redis.call('EXPIRE', KEYS[1], ARGV[4])
+        return 1
+        """
+}
