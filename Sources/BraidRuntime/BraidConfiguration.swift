@@ -11,6 +11,7 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
     public var interleaving = InterleavingSection()
     public var gateway = GatewaySection()
     public var worker = WorkerSection()
+    public var feeds: [String: FeedSection] = BraidConfiguration.defaultFeeds
     public var logging = LoggingSection()
 
     public init() {}

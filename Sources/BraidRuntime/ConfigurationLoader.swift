@@ -11,7 +11,7 @@ import Yams
 /// `comand_timeout_ms` should not leave production on a default.
 public enum ConfigurationLoader {
     /// Maps whose keys are names chosen by the user, not options.
-    static let openMaps: Set<String> = ["rankings", "kafka.properties"]
+    static let openMaps: Set<String> = ["rankings", "feeds", "kafka.properties"]
 
     public static func load(
         file: String?,
@@ -101,11 +101,14 @@ public enum ConfigurationLoader {
 
     static let knownOptionalKeys: Set<String> = ["interleaving.max_docs"]
 
-    static func merge(_ base: [String: Any], _ override: [String: Any]) -> [String: Any] {
+    /// Deep merge; inside an open map each named entry is replaced whole, so a feed or
+    /// ranking defined in the file is exactly what the file says, not a mix with a default.
+    static func merge(_ base: [String: Any], _ override: [String: Any], path: [String] = []) -> [String: Any] {
         var out = base
+        let isOpenMap = openMaps.contains(path.joined(separator: "."))
         for (key, value) in override {
-            if let child = value as? [String: Any], let baseChild = base[key] as? [String: Any] {
-                out[key] = merge(baseChild, child)
+            if !isOpenMap, let child = value as? [String: Any], let baseChild = base[key] as? [String: Any] {
+                out[key] = merge(baseChild, child, path: path + [key])
             } else {
                 out[key] = value
             }

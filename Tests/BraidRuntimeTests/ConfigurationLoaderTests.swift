@@ -83,3 +83,44 @@ struct ConfigurationLoaderTests {
         #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: list, environment: [:]) }
     }
 }
+
+@Suite("configuration of feeds")
+struct FeedConfigurationTests {
+    @Test func defaultFeedsHaveVariantsCoveringAllUsersAndKnownComponents() throws {
+        let configuration = try ConfigurationLoader.load(file: nil, environment: [:])
+        #expect(Set(configuration.feeds.keys) == ["home", "profile"])
+        for (name, feed) in configuration.feeds {
+            #expect(feed.variants.map(\.weight).reduce(0, +) == 100, "\(name)")
+            for variant in feed.variants {
+                for id in variant.components { #expect(feed.components[id] != nil, "\(name).\(variant.name): \(id)") }
+            }
+        }
+    }
+
+    @Test func aFeedDefinedInTheFileReplacesTheDefaultWhole() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("braid-\(UUID().uuidString).yaml").path
+        try """
+            feeds:
+              home:
+                components:
+                  only:
+                    type: new_arrivals
+                    title: Only
+                    style: grid
+                    orthogonal_scroll: false
+                    width: 100
+                    height: 100
+                    page_size: 5
+                    scope: segment
+                    ttl_seconds: 600
+                variants:
+                  - name: all
+                    weight: 100
+                    components: [only]
+                    prefetch: 1
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let configuration = try ConfigurationLoader.load(file: path, environment: [:])
+        #expect(configuration.feeds["home"]?.components.keys.sorted() == ["only"])
+        #expect(configuration.feeds["profile"] != nil)
+    }
+}
