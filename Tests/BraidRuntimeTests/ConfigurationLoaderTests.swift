@@ -124,3 +124,26 @@ struct FeedConfigurationTests {
         #expect(configuration.feeds["profile"] != nil)
     }
 }
+
+@Suite("configuration validation")
+struct ConfigurationValidationTests {
+    @Test func defaultsAreValid() throws {
+        try BraidConfiguration().validate()
+    }
+
+    @Test(arguments: [
+        ("interleaving.pattern must use only A and B", { @Sendable (c: inout BraidConfiguration) in c.interleaving.pattern = "AAA" }),
+        ("interleaving.ranking names 'nope'", { @Sendable (c: inout BraidConfiguration) in c.interleaving.ranking = "nope" }),
+        ("feeds.home.variants: weights must sum to 100", { @Sendable (c: inout BraidConfiguration) in c.feeds["home"]?.variants[0].weight = 10 }),
+        ("feeds.home.variants.control lists 'ghost'", { @Sendable (c: inout BraidConfiguration) in c.feeds["home"]?.variants[0].components.append("ghost") }),
+        ("rankings.Bad Name", { @Sendable (c: inout BraidConfiguration) in c.rankings["Bad Name"] = .init(profile: "relevance") }),
+        ("search.source must be", { @Sendable (c: inout BraidConfiguration) in c.search.source = "solr" }),
+        ("redis.pool_size", { @Sendable (c: inout BraidConfiguration) in c.redis.poolSize = 0 }),
+    ] as [(String, @Sendable (inout BraidConfiguration) -> Void)])
+    func invalidConfigurationsNameTheKey(expected: String, breakIt: @Sendable (inout BraidConfiguration) -> Void) {
+        var configuration = BraidConfiguration()
+        breakIt(&configuration)
+        let error = #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        #expect(error?.message.contains(expected) == true, "\(String(describing: error))")
+    }
+}

@@ -101,15 +101,8 @@ extension PrecomputeRequest {
         return ComponentTarget(feed: feed, type: type, scope: scope)
     }
 
-    /// Ranking ids and feed names: `^[a-z0-9][a-z0-9_-]{0,63}$`.
     static func name(_ value: String, at path: String) throws(RequestValidationError) -> String {
-        let bytes = Array(value.utf8)
-        func allowed(_ byte: UInt8, first: Bool) -> Bool {
-            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || (!first && (byte == 0x5F || byte == 0x2D))
-        }
-        guard (1...64).contains(bytes.count), bytes.enumerated().allSatisfy({ allowed($1, first: $0 == 0) }) else {
-            throw RequestValidationError("\(path): must be 1-64 of a-z, 0-9, '_' or '-', starting with a letter or digit")
-        }
+        guard Names.isValid(value) else { throw RequestValidationError("\(path): must be \(Names.rule)") }
         return value
     }
 

@@ -1,0 +1,62 @@
+import BraidCore
+
+extension BraidConfiguration {
+    /// Checks what decoding cannot: names, ranges and references between sections. Run at
+    /// start-up so a bad deployment fails before it serves a request, naming the key.
+    public func validate() throws(ConfigurationError) {
+        func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
+        guard redis.poolSize >= 1 else { throw fail("redis.pool_size must be at least 1") }
+        guard redis.commandTimeoutMs >= 1 else { throw fail("redis.command_timeout_ms must be at least 1") }
+        guard (1...65_535).contains(gateway.port) else { throw fail("gateway.port must be 1-65535") }
+        guard (1...65_535).contains(worker.metricsPort) else { throw fail("worker.metrics_port must be 1-65535") }
+        guard worker.concurrency >= 1 else { throw fail("worker.concurrency must be at least 1") }
+        guard worker.maxAttempts >= 1 else { throw fail("worker.max_attempts must be at least 1") }
+        guard !gateway.cursorKey.isEmpty else { throw fail("gateway.cursor_key must not be empty") }
+        guard (1...100).contains(gateway.defaultPerPage) else { throw fail("gateway.default_per_page must be 1-100") }
+        guard ["sqlite", "elasticsearch", "http"].contains(search.source) else {
+            throw fail("search.source must be sqlite, elasticsearch or http, not '\(search.source)'")
+        }
+        for (name, ranking) in rankings {
+            guard Names.isValid(name) else { throw fail("rankings.\(name): a ranking name must be \(Names.rule)") }
+            guard ["relevance", "popularity_boosted", "newest"].contains(ranking.profile) else {
+                throw fail("rankings.\(name).profile must be relevance, popularity_boosted or newest")
+            }
+            guard (1...1000).contains(ranking.size) else { throw fail("rankings.\(name).size must be 1-1000") }
+            guard ranking.ttlSeconds >= 60 else { throw fail("rankings.\(name).ttl_seconds must be at least 60") }
+        }
+        guard rankings[interleaving.ranking] != nil else {
+            throw fail("interleaving.ranking names '\(interleaving.ranking)', which is not under rankings")
+        }
+        guard ["pattern", "team_draft"].contains(interleaving.mode) else { throw fail("interleaving.mode must be pattern or team_draft") }
+        guard ["inline", "async"].contains(interleaving.missPolicy) else { throw fail("interleaving.miss_policy must be inline or async") }
+        guard interleaving.start >= 0 else { throw fail("interleaving.start must not be negative") }
+        if let maxDocs = interleaving.maxDocs, maxDocs < 0 { throw fail("interleaving.max_docs must not be negative") }
+        let letters = Set(interleaving.pattern)
+        guard !interleaving.pattern.isEmpty, letters.isSubset(of: ["A", "B"]), letters.count == 2 else {
+            throw fail("interleaving.pattern must use only A and B, and both, e.g. AB or AAB")
+        }
+        for (name, feed) in feeds {
+            guard Names.isValid(name) else { throw fail("feeds.\(name): a feed name must be \(Names.rule)") }
+            guard !feed.variants.isEmpty else { throw fail("feeds.\(name).variants must not be empty") }
+            guard feed.variants.map(\.weight).reduce(0, +) == 100 else { throw fail("feeds.\(name).variants: weights must sum to 100") }
+            for (id, component) in feed.components {
+                guard Names.isValid(id) else { throw fail("feeds.\(name).components.\(id): a component id must be \(Names.rule)") }
+                guard ComponentType(rawValue: component.type) != nil else {
+                    throw fail("feeds.\(name).components.\(id).type: unknown '\(component.type)'")
+                }
+                guard ["user", "segment", "category"].contains(component.scope) else {
+                    throw fail("feeds.\(name).components.\(id).scope must be user, segment or category")
+                }
+                if component.scope == "category", component.category == nil {
+                    throw fail("feeds.\(name).components.\(id).category is required with scope category")
+                }
+                guard (1...100).contains(component.pageSize) else { throw fail("feeds.\(name).components.\(id).page_size must be 1-100") }
+            }
+            for variant in feed.variants {
+                for id in variant.components where feed.components[id] == nil {
+                    throw fail("feeds.\(name).variants.\(variant.name) lists '\(id)', which is not under feeds.\(name).components")
+                }
+            }
+        }
+    }
+}
