@@ -38,7 +38,6 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.10.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
-        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
     ],
     targets: [
         // C libraries, found through pkg-config.
@@ -125,6 +124,7 @@ let package = Package(
             dependencies: [
                 "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidWorker", "BraidRuntime",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -152,10 +152,11 @@ let package = Package(
 
         .testTarget(
             name: "BraidCoreTests",
-            dependencies: [
-                "BraidCore",
-                .product(name: "PropertyBased", package: "swift-property-based"),
-            ],
+            dependencies: ["BraidCore"],
+            swiftSettings: strictness),
+        .testTarget(
+            name: "BraidCLITests",
+            dependencies: ["braid", "BraidCore", "BraidTestSupport"],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidWorkerTests",

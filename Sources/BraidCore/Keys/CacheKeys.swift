@@ -1,0 +1,47 @@
+/// The Redis key schema. Every key of one ranking (or one component) carries the same hash
+/// tag `{…}`, so on Redis Cluster they share a slot and one Lua script may touch them all.
+///
+/// - `<prefix>:{rank:<ranking>:<qdigest>}:cur` — current snapshot version (decimal)
+/// - `<prefix>:{rank:<ranking>:<qdigest>}:v:<version>` — one immutable snapshot
+/// - `<prefix>:{rank:<ranking>:<qdigest>}:refresh` — refresh-ahead deduplication marker
+/// - `<prefix>:{comp:<feed>:<type>:<sdigest>}:content` — a component's content (hash)
+/// - `<prefix>:{exp:<experiment>}:…` — team-draft aggregation of one experiment
+public struct CacheKeys: Sendable, Hashable {
+    public let prefix: String
+
+    public init(prefix: String = "braid") {
+        self.prefix = prefix
+    }
+
+    /// The keys of one ranking for one query. `query` is normalised here, so callers cannot
+    /// forget to.
+    public func ranking(_ ranking: String, query: String) -> RankingKeys {
+        let digest = QueryNormalizer.keyDigest(QueryNormalizer.normalize(query))
+        return RankingKeys(base: "\(prefix):{rank:\(ranking):\(digest)}")
+    }
+
+    public func component(feed: String, type: ComponentType, scope: ComponentScope) -> String {
+        let digest = QueryNormalizer.keyDigest(scope.canonical)
+        return "\(prefix):{comp:\(feed):\(type.rawValue):\(digest)}:content"
+    }
+
+    public func experiment(_ experiment: String) -> ExperimentKeys {
+        ExperimentKeys(base: "\(prefix):{exp:\(experiment)}")
+    }
+
+    public struct RankingKeys: Sendable, Hashable {
+        let base: String
+        public var pointer: String { "\(base):cur" }
+        public var versionPrefix: String { "\(base):v:" }
+        public func version(_ version: Int64) -> String { "\(versionPrefix)\(version)" }
+        public var refreshMarker: String { "\(base):refresh" }
+    }
+
+    public struct ExperimentKeys: Sendable, Hashable {
+        let base: String
+        /// Hash of counters: impressions, wins_a, wins_b, ties.
+        public var counters: String { "\(base):counters" }
+        /// Per-impression state (teams shown, clicks so far).
+        public func impression(_ id: String) -> String { "\(base):imp:\(id)" }
+    }
+}

@@ -1,0 +1,32 @@
+import Crypto
+import Foundation
+
+/// The one query normalisation of Braid: Unicode NFKC, case folding, whitespace collapsed
+/// to single spaces and trimmed. Workers and gateways key snapshots by its output, so
+/// `ＣＵＲＲＹ　ライス` typed on a phone and `curry ライス` typed on a laptop share a snapshot.
+public enum QueryNormalizer {
+    public static func normalize(_ query: String) -> String {
+        // NFKC first (full-width letters and the ideographic space become ASCII), then fold.
+        let folded = query.precomposedStringWithCompatibilityMapping
+            .folding(options: [.caseInsensitive], locale: nil)
+            .precomposedStringWithCompatibilityMapping
+        return folded.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
+
+    /// 64-bit hash of the normalised query (first 8 bytes of SHA-256), for cursors.
+    public static func hash(_ normalized: String) -> UInt64 {
+        SHA256.hash(data: Array(normalized.utf8)).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    }
+
+    /// Short hex digest used inside Redis keys: keys stay short and free of user text.
+    public static func keyDigest(_ normalized: String) -> String {
+        hex(SHA256.hash(data: Array(normalized.utf8)).prefix(10))
+    }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { byte in
+            let digits = String(byte, radix: 16)
+            return byte < 16 ? "0" + digits : digits
+        }.joined()
+    }
+}

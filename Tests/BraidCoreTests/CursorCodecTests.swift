@@ -1,0 +1,61 @@
+@testable import BraidCore
+import Foundation
+import Testing
+
+@Suite("cursor codec")
+struct CursorCodecTests {
+    let codec = CursorCodec(key: Array("test-key".utf8))
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func cursor(snapshot: Int64? = 1_795_341_600_000, expiresAt: Int64 = 1_800_000_600) -> Cursor {
+        Cursor(snapshotVersion: snapshot, offset: 60, pageSize: 30, configurationHash: 0xDEAD_BEEF_0000_0001,
+               seed: 0x0123_4567_89AB_CDEF, queryHash: 42, expiresAt: expiresAt)
+    }
+
+    @Test func roundTripsWithAndWithoutSnapshot() throws {
+        for value in [cursor(), cursor(snapshot: nil)] {
+            let text = codec.encode(value)
+            #expect(text.count == 91)
+            #expect(text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+            #expect(try codec.decode(text, now: now) == value)
+        }
+    }
+
+    @Test func expiredCursorsAreRefused() {
+        let text = codec.encode(cursor(expiresAt: 1_799_999_999))
+        #expect(throws: CursorError.expired) { try codec.decode(text, now: now) }
+    }
+
+    @Test func everySingleByteChangeIsRefused() throws {
+        let bytes = try #require(Base64URL.decode(codec.encode(cursor())))
+        for index in bytes.indices {
+            for flip: UInt8 in [0x01, 0x80] {
+                var tampered = bytes
+                tampered[index] ^= flip
+                #expect(throws: CursorError.badSignature) { try codec.decode(Base64URL.encode(tampered), now: now) }
+            }
+        }
+    }
+
+    @Test func anotherKeysCursorIsRefused() {
+        let other = CursorCodec(key: Array("other-key".utf8))
+        #expect(throws: CursorError.badSignature) { try codec.decode(other.encode(cursor()), now: now) }
+    }
+
+    @Test func truncatedPaddedAndGarbageInputIsMalformed() {
+        let text = codec.encode(cursor())
+        for bad in [String(text.dropLast()), String(text.dropFirst(4)), text + "A", "", "====", "not a cursor!", String(repeating: "A", count: 5000), "ＣＵＲＳＯＲ"] {
+            #expect(throws: CursorError.malformed, "\(bad.prefix(20))") { try codec.decode(bad, now: now) }
+        }
+    }
+
+    @Test func randomBytesNeverDecodeAndNeverTrap() {
+        var rng = SeededGenerator(seed: 9)
+        for length in 0..<200 {
+            let bytes = (0..<(length % 90)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            #expect(throws: CursorError.self) { try codec.decode(Base64URL.encode(bytes), now: now) }
+            let text = String(decoding: bytes, as: UTF8.self)
+            #expect(throws: CursorError.self) { try codec.decode(text, now: now) }
+        }
+    }
+}
