@@ -77,8 +77,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictness),
 
@@ -163,24 +164,12 @@ let package = Package(
             dependencies: ["BraidWorker", "BraidCore", "BraidTestSupport"],
             swiftSettings: strictness),
         .testTarget(
-            name: "BraidDeployTests",
-            dependencies: [
-                "BraidRuntime", "BraidTestSupport",
-                .product(name: "Yams", package: "Yams"),
-            ],
-            swiftSettings: strictness),
-        .testTarget(
             name: "BraidContractTests",
             dependencies: ["BraidCore", "BraidTestSupport"],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidRuntimeTests",
             dependencies: ["BraidRuntime"],
-            swiftSettings: strictness),
-        .testTarget(
-            name: "BraidSourcesTests",
-            dependencies: ["BraidSources", "BraidCore"],
-            resources: [.copy("Fixtures")],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidKafkaTests",
