@@ -1,0 +1,179 @@
+import DequeModule
+import Synchronization
+
+/// The consumer's state between its poll thread and the application: fetched messages not
+/// yet handed out (bounded by pausing fetch), waiting iterators, and per-partition counts of
+/// handed-out messages whose offsets are not stored yet (the work a revocation waits for).
+///
+/// Pure state behind one lock; methods return what the caller must do in librdkafka.
+package final class ConsumerBuffer: Sendable {
+    /// A change to fetching the poll thread must apply.
+    package enum FetchAction: Equatable {
+        case none
+        case pause([TopicPartition])
+        case resume([TopicPartition])
+    }
+
+    private struct State {
+        var messages = Deque<KafkaConsumerMessage>()
+        var waiters: [(id: Int, continuation: CheckedContinuation<KafkaConsumerMessage?, any Error>)] = []
+        var nextWaiterID = 0
+        var end: Result<Void, KafkaError>?
+        var inFlight: [TopicPartition: Int] = [:]
+        var generations: [TopicPartition: Int] = [:]
+        var assignment: Set<TopicPartition> = []
+        var userPaused: Set<TopicPartition> = []
+        var backpressurePaused = false
+
+        /// Marks a message as handed to the application.
+        mutating func handOut(_ message: KafkaConsumerMessage) -> KafkaConsumerMessage {
+            var stamped = message
+            let partition = message.topicPartition
+            stamped.generation = generations[partition, default: 0]
+            inFlight[partition, default: 0] += 1
+            return stamped
+        }
+    }
+
+    private let state = Mutex(State())
+    /// Buffered messages at which fetching pauses; it resumes below half of this.
+    package let capacity: Int
+
+    package init(capacity: Int) {
+        self.capacity = max(capacity, 2)
+    }
+
+    // MARK: application side
+
+    /// The next message; `nil` once the consumer is closed or the calling task is cancelled.
+    package func next() async throws -> KafkaConsumerMessage? {
+        let id = state.withLock { state in
+            defer { state.nextWaiterID += 1 }
+            return state.nextWaiterID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let ready: Result<KafkaConsumerMessage?, any Error>? = state.withLock { state in
+                    if let message = state.messages.popFirst() { return .success(state.handOut(message)) }
+                    if let end = state.end { return end.map { nil }.mapError { $0 } }
+                    if Task.isCancelled { return .success(nil) }
+                    state.waiters.append((id, continuation))
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0).continuation }
+            }
+            waiter?.resume(returning: nil)
+        }
+    }
+
+    /// The application finished a handed-out message (its offset was stored).
+    package func markDone(_ message: KafkaConsumerMessage) {
+        state.withLock { state in
+            let partition = message.topicPartition
+            guard state.generations[partition, default: 0] == message.generation,
+                let count = state.inFlight[partition], count > 0
+            else { return }
+            state.inFlight[partition] = count - 1
+        }
+    }
+
+    package var assignment: Set<TopicPartition> { state.withLock { $0.assignment } }
+    package var bufferedCount: Int { state.withLock { $0.messages.count } }
+
+    /// Records a pause requested by the application; returns the partitions to resume now
+    /// for ``userResume(_:)`` (none while fetching is paused for backpressure).
+    package func userPause(_ partitions: [TopicPartition]) {
+        state.withLock { $0.userPaused.formUnion(partitions) }
+    }
+
+    package func userResume(_ partitions: [TopicPartition]) -> [TopicPartition] {
+        state.withLock { state in
+            state.userPaused.subtract(partitions)
+            return state.backpressurePaused ? [] : partitions
+        }
+    }
+
+    // MARK: poll-thread side
+
+    /// Adds fetched messages, first to waiting iterators; empties `batch`.
+    package func push(_ batch: inout [KafkaConsumerMessage]) {
+        guard !batch.isEmpty else { return }
+        var resumptions: [(CheckedContinuation<KafkaConsumerMessage?, any Error>, KafkaConsumerMessage)] = []
+        state.withLock { state in
+            guard state.end == nil else { return }
+            var index = 0
+            while index < batch.count, !state.waiters.isEmpty {
+                resumptions.append((state.waiters.removeFirst().continuation, state.handOut(batch[index])))
+                index += 1
+            }
+            state.messages.append(contentsOf: batch[index...])
+        }
+        batch.removeAll(keepingCapacity: true)
+        for (continuation, message) in resumptions { continuation.resume(returning: message) }
+    }
+
+    /// Pause when the buffer is full, resume once the application drained half of it.
+    package func fetchAction() -> FetchAction {
+        state.withLock { state in
+            if !state.backpressurePaused, state.messages.count >= capacity, !state.assignment.isEmpty {
+                state.backpressurePaused = true
+                return .pause(state.assignment.sorted { $0.description < $1.description })
+            }
+            if state.backpressurePaused, state.messages.count < capacity / 2 {
+                state.backpressurePaused = false
+                let resumable = state.assignment.subtracting(state.userPaused)
+                return resumable.isEmpty ? .none : .resume(resumable.sorted { $0.description < $1.description })
+            }
+            return .none
+        }
+    }
+
+    package var isBackpressurePaused: Bool { state.withLock { $0.backpressurePaused } }
+
+    /// Partitions were assigned (fetching of new partitions starts unpaused).
+    package func assigned(_ partitions: [TopicPartition]) {
+        state.withLock { state in
+            state.assignment.formUnion(partitions)
+            state.backpressurePaused = false
+        }
+    }
+
+    /// First step of a revocation: drops buffered messages of `partitions` (nobody has
+    /// started on them; the next owner gets them again).
+    package func dropBuffered(of partitions: Set<TopicPartition>) {
+        state.withLock { state in
+            state.messages.removeAll { partitions.contains($0.topicPartition) }
+        }
+    }
+
+    /// Handed-out messages of `partitions` whose offsets are not stored yet.
+    package func inFlight(of partitions: Set<TopicPartition>) -> Int {
+        state.withLock { state in partitions.reduce(0) { $0 + state.inFlight[$1, default: 0] } }
+    }
+
+    /// Last step of a revocation: the partitions are gone; late stores no longer count.
+    package func revoked(_ partitions: Set<TopicPartition>) {
+        state.withLock { state in
+            state.assignment.subtract(partitions)
+            for partition in partitions {
+                state.inFlight[partition] = nil
+                state.generations[partition, default: 0] += 1
+            }
+        }
+    }
+
+    /// Ends the sequence: buffered messages are dropped, waiting iterators get `nil` (or the error).
+    package func finish(_ result: Result<Void, KafkaError> = .success(())) {
+        let waiters = state.withLock { state in
+            if state.end == nil { state.end = result }
+            state.messages.removeAll()
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.continuation.resume(with: result.map { nil }.mapError { $0 }) }
+    }
+}

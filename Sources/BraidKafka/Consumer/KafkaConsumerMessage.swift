@@ -1,0 +1,73 @@
+import CRdKafka
+
+/// A message received by a ``KafkaConsumer``; its bytes are copied out of librdkafka.
+public struct KafkaConsumerMessage: Sendable {
+    public let topic: String
+    public let partition: Int32
+    public let offset: Int64
+    public let key: [UInt8]?
+    public let value: [UInt8]
+    public let headers: [KafkaHeader]
+    /// Which assignment of the partition handed this message out; a store after the
+    /// partition was revoked must not count against the next assignment's work.
+    var generation = 0
+
+    package init(topic: String, partition: Int32, offset: Int64, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader] = []) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+        self.key = key
+        self.value = value
+        self.headers = headers
+    }
+
+    public var topicPartition: TopicPartition { TopicPartition(topic: topic, partition: partition) }
+
+    /// The key as UTF-8 text, if there is one.
+    public var keyString: String? { key.map { String(decoding: $0, as: UTF8.self) } }
+    /// The value as UTF-8 text.
+    public var valueString: String { String(decoding: value, as: UTF8.self) }
+
+    /// The first header of that name.
+    public func header(_ name: String) -> [UInt8]? {
+        headers.first { $0.name == name }?.value
+    }
+}
+
+extension KafkaConsumerMessage {
+    /// Copies a fetched message (which must carry no error) out of librdkafka.
+    init(copying message: UnsafePointer<rd_kafka_message_t>) {
+        let raw = message.pointee
+        var headers: [KafkaHeader] = []
+        var list: OpaquePointer?
+        if rd_kafka_message_headers(message, &list) == RD_KAFKA_RESP_ERR_NO_ERROR, let list {
+            let count = rd_kafka_header_cnt(list)
+            headers.reserveCapacity(count)
+            for index in 0..<count {
+                var name: UnsafePointer<CChar>?
+                var value: UnsafeRawPointer?
+                var size = 0
+                guard rd_kafka_header_get_all(list, index, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR, let name else { continue }
+                let bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
+                headers.append(KafkaHeader(name: String(cString: name), value: bytes))
+            }
+        }
+        self.init(
+            topic: raw.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? "",
+            partition: raw.partition,
+            offset: raw.offset,
+            key: raw.key.map { Array(UnsafeRawBufferPointer(start: $0, count: raw.key_len)) },
+            value: raw.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: raw.len)) } ?? [],
+            headers: headers)
+    }
+}
+
+/// A change of the partitions this consumer owns.
+public enum KafkaRebalanceEvent: Sendable, Equatable {
+    /// These partitions were assigned; messages of them follow.
+    case assigned([TopicPartition])
+    /// These partitions are being taken away. Messages of them still buffered were dropped;
+    /// work on handed-out ones should finish (store their offsets) or be abandoned now:
+    /// after the handler returns, stored offsets are committed and the partitions released.
+    case revoked([TopicPartition])
+}

@@ -1,0 +1,22 @@
+import CRdKafka
+
+/// Builds an `rd_kafka_conf_t` from string properties. The caller owns the result until it
+/// hands it to `rd_kafka_new`, which takes ownership on success only.
+enum RDKafkaConfig {
+    /// - Throws: ``KafkaError/Code/configuration`` naming the first unknown or invalid key.
+    static func make(_ properties: [String: String]) throws -> OpaquePointer {
+        let conf = rd_kafka_conf_new()!
+        // Sorted, so the error for several bad keys is deterministic.
+        for (key, value) in properties.sorted(by: { $0.key < $1.key }) {
+            var errstr = [CChar](repeating: 0, count: 512)
+            let result = rd_kafka_conf_set(conf, key, value, &errstr, errstr.count)
+            guard result == RD_KAFKA_CONF_OK else {
+                rd_kafka_conf_destroy(conf)
+                let reason = String(errorBuffer: errstr)
+                let kind = result == RD_KAFKA_CONF_UNKNOWN ? "unknown" : "invalid"
+                throw KafkaError(.configuration, "\(kind) librdkafka property '\(key)' = '\(value)': \(reason)")
+            }
+        }
+        return conf
+    }
+}
