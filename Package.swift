@@ -100,12 +100,13 @@ let package = Package(
         .target(
             name: "BraidSources",
             dependencies: [
-                "BraidCore",
+                "BraidCore", "BraidRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictness),
 
@@ -167,6 +168,17 @@ let package = Package(
         .testTarget(
             name: "BraidContractTests",
             dependencies: ["BraidCore", "BraidTestSupport"],
+            swiftSettings: strictness),
+        .testTarget(
+            name: "BraidSourcesTests",
+            dependencies: [
+                "BraidSources", "BraidCore", "BraidRuntime", "BraidTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            resources: [.copy("Fixtures")],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidRuntimeTests",

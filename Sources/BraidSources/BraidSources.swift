@@ -1,2 +1,0 @@
-/// BraidSources module (filled in by later issues).
-public enum BraidSources {}

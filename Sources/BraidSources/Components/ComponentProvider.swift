@@ -1,0 +1,80 @@
+import BraidCore
+
+/// Produces the items of one feed component for one scope: what workers materialize into
+/// Redis and what the gateway falls back to live when the cache has nothing.
+public protocol ComponentProvider: Sendable {
+    func items(_ request: ComponentRequest) async throws -> ComponentPage
+}
+
+/// One page of one component's content.
+public struct ComponentRequest: Sendable, Hashable {
+    public var type: ComponentType
+    public var scope: ComponentScope
+    public var limit: Int
+    /// Items to skip; each component (e.g. each profile tab) paginates on its own.
+    public var offset: Int
+
+    public init(type: ComponentType, scope: ComponentScope, limit: Int = 10, offset: Int = 0) {
+        self.type = type
+        self.scope = scope
+        self.limit = limit
+        self.offset = offset
+    }
+}
+
+public struct ComponentPage: Sendable, Hashable {
+    /// JSON objects with at least `id`; recipes also carry `title`, `author`, `image_url`, …
+    public var items: [JSONValue]
+    /// Offset of the next page, nil when this page was the last.
+    public var nextOffset: Int?
+
+    public init(items: [JSONValue], nextOffset: Int?) {
+        self.items = items
+        self.nextOffset = nextOffset
+    }
+
+    /// ``ComponentContent/stateHash(of:)`` of the items: equal content, equal hash.
+    public var stateHash: String { ComponentContent.stateHash(of: items) }
+}
+
+/// Why a component cannot be produced.
+public struct ComponentProviderError: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        /// The scope lacks what the type needs (a user for `recommended_recipes`, …).
+        public static let missingScope = Code("missing_scope")
+        public static let badRequest = Code("bad_request")
+        /// The corpus cannot be read.
+        public static let unavailable = Code("unavailable")
+        public var description: String { name }
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "component \(code): \(message)" }
+}
+
+extension ComponentRequest {
+    public static let maxLimit = 200
+
+    func validate() throws {
+        guard (1...Self.maxLimit).contains(limit) else {
+            throw ComponentProviderError(.badRequest, "limit must be 1 to \(Self.maxLimit) (got \(limit))")
+        }
+        guard offset >= 0 else { throw ComponentProviderError(.badRequest, "offset must not be negative (got \(offset))") }
+    }
+
+    func required(_ value: String?, _ name: String) throws -> String {
+        guard let value, !value.isEmpty else {
+            throw ComponentProviderError(.missingScope, "\(type.rawValue) needs a \(name) in its scope")
+        }
+        return value
+    }
+}

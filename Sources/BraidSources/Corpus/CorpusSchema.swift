@@ -1,0 +1,65 @@
+/// Tables of the corpus database that `braid seed` writes and the SQLite source reads.
+///
+/// `recipes` holds the documents; two FTS5 indexes use it as external content (no second
+/// copy of the text): `recipes_fts` with the `unicode61` tokenizer for space-separated
+/// languages and `recipes_trigram` with the `trigram` tokenizer for substring matching of
+/// Japanese and other CJK text (see ``FTSMatchExpression``). Users, follows, recently
+/// viewed recipes and cooksnaps feed the component providers.
+public enum CorpusSchema {
+    /// Created before loading; every statement is idempotent so imports can extend a corpus.
+    static let tables: [String] = [
+        """
+        CREATE TABLE IF NOT EXISTS recipes (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            title TEXT NOT NULL,
+            ingredients TEXT NOT NULL DEFAULT '',
+            category TEXT NOT NULL DEFAULT '',
+            author_id TEXT NOT NULL DEFAULT '',
+            author TEXT NOT NULL DEFAULT '',
+            published_at INTEGER NOT NULL DEFAULT 0,
+            popularity INTEGER NOT NULL DEFAULT 0,
+            popularity_log REAL NOT NULL DEFAULT 0
+        )
+        """,
+        "CREATE TABLE IF NOT EXISTS recipe_ingredients (recipe_id TEXT NOT NULL, ingredient TEXT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS users (id TEXT PRIMARY KEY, name TEXT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS follows (user_id TEXT NOT NULL, author_id TEXT NOT NULL, PRIMARY KEY (user_id, author_id))",
+        "CREATE TABLE IF NOT EXISTS views (user_id TEXT NOT NULL, recipe_id TEXT NOT NULL, viewed_at INTEGER NOT NULL, PRIMARY KEY (user_id, recipe_id))",
+        """
+        CREATE TABLE IF NOT EXISTS cooksnaps (
+            id TEXT PRIMARY KEY, user_id TEXT NOT NULL, recipe_id TEXT NOT NULL,
+            created_at INTEGER NOT NULL, comment TEXT NOT NULL DEFAULT ''
+        )
+        """,
+        """
+        CREATE VIRTUAL TABLE IF NOT EXISTS recipes_fts USING fts5(
+            title, ingredients, category,
+            content='recipes', content_rowid='seq', tokenize='unicode61 remove_diacritics 2'
+        )
+        """,
+        """
+        CREATE VIRTUAL TABLE IF NOT EXISTS recipes_trigram USING fts5(
+            title, ingredients,
+            content='recipes', content_rowid='seq', tokenize='trigram'
+        )
+        """,
+    ]
+
+    /// Created after bulk loading, which is faster than maintaining them row by row.
+    static let indexes: [String] = [
+        "CREATE INDEX IF NOT EXISTS recipes_category_popularity ON recipes (category, popularity DESC, id)",
+        "CREATE INDEX IF NOT EXISTS recipes_published ON recipes (published_at DESC, id)",
+        "CREATE INDEX IF NOT EXISTS recipes_popularity ON recipes (popularity DESC, id)",
+        "CREATE INDEX IF NOT EXISTS recipes_author ON recipes (author_id, published_at DESC)",
+        "CREATE INDEX IF NOT EXISTS recipe_ingredients_ingredient ON recipe_ingredients (ingredient)",
+        "CREATE INDEX IF NOT EXISTS recipe_ingredients_recipe ON recipe_ingredients (recipe_id)",
+        "CREATE INDEX IF NOT EXISTS cooksnaps_user ON cooksnaps (user_id, created_at DESC)",
+    ]
+
+    /// Re-reads the external content into both full-text indexes.
+    static let rebuildIndexes: [String] = [
+        "INSERT INTO recipes_fts(recipes_fts) VALUES ('rebuild')",
+        "INSERT INTO recipes_trigram(recipes_trigram) VALUES ('rebuild')",
+    ]
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Logging
+import NIOCore
+import SQLiteNIO
+import Synchronization
+
+/// A few read-only connections to one corpus file, opened on first use and shared round-robin.
+///
+/// Each sqlite-nio connection serialises its own statements (SQLite's full mutex) and runs
+/// them on NIO's thread pool, so handing the same connection to several tasks is safe; more
+/// than one connection lets queries of different tasks run in parallel. Opening lazily lets a
+/// gateway start before `braid seed` has written the file: queries fail as unavailable until
+/// it exists. The pool owns its connections and closes any it still holds in `deinit`.
+final class SQLiteConnectionPool: Sendable {
+    private enum State {
+        case idle
+        case open([SQLiteConnection], next: Int)
+        case closed
+    }
+
+    let path: String
+    let size: Int
+    private let state = Mutex<State>(.idle)
+    private let logger: Logger
+
+    init(path: String, size: Int = 4, logger: Logger = Logger(label: "braid.sqlite")) {
+        self.path = path
+        self.size = max(1, size)
+        self.logger = logger
+    }
+
+    deinit {
+        // Closing completes on the thread pool; each pending close keeps its connection alive.
+        if case .open(let connections, _) = state.withLock({ $0 }) {
+            for connection in connections { _ = connection.close() as EventLoopFuture<Void> }
+        }
+    }
+
+    func withConnection<T: Sendable>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
+        try await body(try await connection())
+    }
+
+    func shutdown() async throws {
+        let connections: [SQLiteConnection] = state.withLock { state in
+            defer { state = .closed }
+            if case .open(let connections, _) = state { return connections }
+            return []
+        }
+        for connection in connections { try await connection.close() }
+    }
+
+    private func connection() async throws -> SQLiteConnection {
+        enum Action { case use(SQLiteConnection), open, closed }
+        let action: Action = state.withLock { state in
+            switch state {
+            case .idle: return .open
+            case .closed: return .closed
+            case .open(let connections, let next):
+                state = .open(connections, next: (next + 1) % connections.count)
+                return .use(connections[next])
+            }
+        }
+        switch action {
+        case .use(let connection): return connection
+        case .closed: throw SearchSourceError(.unavailable, "the SQLite source at \(path) has been shut down")
+        case .open: break
+        }
+        let opened = try await openAll()
+        // Two tasks may have opened at once: the first to install wins, the other closes its own.
+        enum Install { case installed(SQLiteConnection), lost(SQLiteConnection), closed }
+        let outcome: Install = state.withLock { state in
+            switch state {
+            case .idle:
+                state = .open(opened, next: 1 % opened.count)
+                return .installed(opened[0])
+            case .open(let connections, let next):
+                state = .open(connections, next: (next + 1) % connections.count)
+                return .lost(connections[next])
+            case .closed:
+                return .closed
+            }
+        }
+        switch outcome {
+        case .installed(let connection):
+            return connection
+        case .lost(let connection):
+            for extra in opened { try? await extra.close() }
+            return connection
+        case .closed:
+            for extra in opened { try? await extra.close() }
+            throw SearchSourceError(.unavailable, "the SQLite source at \(path) has been shut down")
+        }
+    }
+
+    private func openAll() async throws -> [SQLiteConnection] {
+        // Opening read-write would create an empty file where the corpus should be.
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw SearchSourceError(.unavailable, "no corpus database at \(path): run `braid seed` first")
+        }
+        var connections: [SQLiteConnection] = []
+        do {
+            for _ in 0..<size {
+                connections.append(try await SQLiteConnection.open(storage: .file(path: Self.readOnlyURI(path)), logger: logger))
+            }
+            return connections
+        } catch {
+            for connection in connections { try? await connection.close() }
+            throw SearchSourceError(.unavailable, "cannot open corpus database at \(path): \(error)")
+        }
+    }
+
+    /// A `file:` URI opening `path` read-only (sqlite-nio opens with SQLITE_OPEN_URI).
+    static func readOnlyURI(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var escaped = ""
+        for character in absolute {
+            switch character {
+            case "%": escaped += "%25"
+            case "?": escaped += "%3F"
+            case "#": escaped += "%23"
+            default: escaped.append(character)
+            }
+        }
+        return "file:" + escaped + "?mode=ro"
+    }
+}

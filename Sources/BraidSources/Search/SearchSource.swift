@@ -1,0 +1,85 @@
+import BraidCore
+
+/// A live search backend: the ranking A of a page, computed per request.
+///
+/// Every backend (embedded SQLite FTS5, Elasticsearch/OpenSearch, an HTTP ranking service)
+/// answers the same question, so the gateway and the workers never know which one runs.
+/// Implementations must be safe to call from many tasks at once and must only throw
+/// ``SearchSourceError`` (or `CancellationError` when the calling task is cancelled).
+public protocol SearchSource: Sendable {
+    /// Hits of `request.query` ranked by `request.profile`, skipping `request.excluding`,
+    /// positions `from..<from+size`, and the number of matches excluding those ids.
+    func search(_ request: SearchRequest) async throws -> SearchResult
+
+    /// Releases connections; the source must not be used afterwards.
+    func shutdown() async throws
+}
+
+extension SearchSource {
+    public func shutdown() async throws {}
+}
+
+/// How a live source orders the matches of a query.
+public enum RankingProfile: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Text relevance (bm25 or the engine's own scoring).
+    case relevance
+    /// Relevance combined with the logarithm of a document's popularity.
+    case popularityBoosted = "popularity_boosted"
+    /// Matches, newest publication first.
+    case newest
+}
+
+/// One live query.
+public struct SearchRequest: Sendable, Hashable {
+    /// What the user typed; sources normalise it with ``QueryNormalizer`` themselves.
+    public var query: String
+    /// Ids that must not appear in the hits nor count towards the total (ranking B's documents).
+    public var excluding: [String]
+    public var from: Int
+    public var size: Int
+    public var profile: RankingProfile
+
+    public init(query: String, excluding: [String] = [], from: Int = 0, size: Int = 10, profile: RankingProfile = .relevance) {
+        self.query = query
+        self.excluding = excluding
+        self.from = from
+        self.size = size
+        self.profile = profile
+    }
+}
+
+/// One ranked document of a live result.
+public struct SearchHit: Sendable, Hashable, Codable {
+    public var id: String
+    /// Higher is better within one result; comparable only inside one profile.
+    public var score: Double
+    /// Display fields: `title`, `author`, `category`, `published_at`, `popularity`, …
+    public var fields: [String: JSONValue]
+
+    public init(id: String, score: Double, fields: [String: JSONValue] = [:]) {
+        self.id = id
+        self.score = score
+        self.fields = fields
+    }
+
+    /// The hit as a document of a stored ranking snapshot.
+    public var document: RankingSnapshot.Document {
+        RankingSnapshot.Document(id: id, score: score, fields: fields)
+    }
+}
+
+/// A page of hits plus the total the interleaving planner needs (T, excluding B's ids).
+public struct SearchResult: Sendable, Hashable {
+    public var hits: [SearchHit]
+    public var total: Int
+
+    public init(hits: [SearchHit], total: Int) {
+        self.hits = hits
+        self.total = total
+    }
+
+    public static let empty = SearchResult(hits: [], total: 0)
+
+    /// The hits as documents of a stored ranking snapshot, in order.
+    public var documents: [RankingSnapshot.Document] { hits.map(\.document) }
+}

@@ -1,0 +1,32 @@
+import BraidSources
+import Testing
+
+@Suite("FTS5 MATCH expressions from user text")
+struct FTSMatchExpressionTests {
+    @Test func wordsBecomeQuotedPrefixPhrases() {
+        let match = FTSMatchExpression.build("Curry  RICE")
+        #expect(match == FTSMatchExpression(table: .words, expression: #""curry"* "rice"*"#))
+    }
+
+    @Test func syntaxCharactersOnlySeparateTokens() {
+        #expect(FTSMatchExpression.build(#"NEAR(curry, "rice*) OR -beef"#)?.expression == #""near"* "curry"* "rice"* "or"* "beef"*"#)
+        #expect(FTSMatchExpression.build(#""*-():^{}"#) == nil)
+        #expect(FTSMatchExpression.build("") == nil)
+    }
+
+    @Test func cjkUsesTheTrigramTable() {
+        #expect(FTSMatchExpression.build("カレー") == FTSMatchExpression(table: .trigram, expression: #""カレー""#))
+        // Tokens shorter than a trigram are left out there…
+        #expect(FTSMatchExpression.build("卵 カレー") == FTSMatchExpression(table: .trigram, expression: #""カレー""#))
+        // …and a query of only short CJK tokens uses prefix matching.
+        #expect(FTSMatchExpression.build("親子") == FTSMatchExpression(table: .words, expression: #""親子"*"#))
+    }
+
+    @Test func longInputIsBounded() throws {
+        let many = (0..<100).map { "w\($0)" }.joined(separator: " ")
+        let match = try #require(FTSMatchExpression.build(many))
+        #expect(match.expression.split(separator: " ").count == FTSMatchExpression.maxTokens)
+        let long = try #require(FTSMatchExpression.build(String(repeating: "a", count: 10_000)))
+        #expect(long.expression == "\"" + String(repeating: "a", count: FTSMatchExpression.maxTokenLength) + "\"*")
+    }
+}

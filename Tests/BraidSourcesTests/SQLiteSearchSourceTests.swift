@@ -1,0 +1,175 @@
+import BraidCore
+import BraidSources
+import Foundation
+import Testing
+
+@Suite("SQLite FTS5 search source")
+struct SQLiteSearchSourceTests {
+    private func lowercasedText(_ hit: SearchHit) -> String {
+        let title = hit.fields["title"]?.stringValue ?? ""
+        let ingredients: [String]
+        if case .array(let items)? = hit.fields["ingredients"] { ingredients = items.compactMap(\.stringValue) } else { ingredients = [] }
+        return ([title] + ingredients).joined(separator: " ").lowercased()
+    }
+
+    @Test func ranksMatchesByRelevance() async throws {
+        try await CorpusFixture.withSource { source in
+            let result = try await source.search(SearchRequest(query: "curry", size: 20))
+            #expect(result.total > 20)
+            #expect(result.hits.count == 20)
+            #expect(result.hits.allSatisfy { lowercasedText($0).contains("curry") })
+            #expect(zip(result.hits, result.hits.dropFirst()).allSatisfy { $0.score >= $1.score })
+            // Title words weigh more than ingredient words.
+            #expect(result.hits[0].fields["title"]?.stringValue?.lowercased().contains("curry") == true)
+            #expect(result.hits[0].fields["image_url"]?.stringValue == "/images/recipes/\(result.hits[0].id).jpg")
+        }
+    }
+
+    @Test func exclusionRemovesIdsAndReducesTotal() async throws {
+        try await CorpusFixture.withSource { source in
+            let full = try await source.search(SearchRequest(query: "potato", size: 10))
+            let excluded = full.hits.prefix(3).map(\.id)
+            let rest = try await source.search(SearchRequest(query: "potato", excluding: excluded + ["r999999", "not-a-match"], size: 10))
+            #expect(full.total >= 10)
+            #expect(rest.total == full.total - 3)
+            #expect(rest.hits.allSatisfy { !excluded.contains($0.id) })
+            #expect(rest.hits.prefix(7).map(\.id) == Array(full.hits.dropFirst(3).map(\.id)))
+        }
+    }
+
+    @Test(arguments: RankingProfile.allCases)
+    func pagesConcatenateToOneBigPage(profile: RankingProfile) async throws {
+        try await CorpusFixture.withSource { source in
+            let excluding = ["r000001", "r000002", "r000010"]
+            let big = try await source.search(SearchRequest(query: "rice", excluding: excluding, from: 0, size: 35, profile: profile))
+            var paged: [String] = []
+            for page in 0..<5 {
+                let result = try await source.search(
+                    SearchRequest(query: "rice", excluding: excluding, from: page * 7, size: 7, profile: profile))
+                #expect(result.total == big.total)
+                paged += result.hits.map(\.id)
+            }
+            #expect(big.hits.count == 35)
+            #expect(paged == big.hits.map(\.id))
+            #expect(Set(paged).count == paged.count)
+        }
+    }
+
+    @Test func profilesOrderDifferently() async throws {
+        try await CorpusFixture.withSource { source in
+            func ids(_ profile: RankingProfile) async throws -> SearchResult {
+                try await source.search(SearchRequest(query: "soup", size: 30, profile: profile))
+            }
+            let relevance = try await ids(.relevance)
+            let boosted = try await ids(.popularityBoosted)
+            let newest = try await ids(.newest)
+            #expect(relevance.total == boosted.total && boosted.total == newest.total)
+            #expect(relevance.hits.map(\.id) != boosted.hits.map(\.id))
+            #expect(relevance.hits.map(\.id) != newest.hits.map(\.id))
+            let dates = newest.hits.compactMap { $0.fields["published_at"]?.stringValue }
+            #expect(dates.count == newest.hits.count)
+            #expect(dates == dates.sorted(by: >))
+            // The boost favours popular recipes: the boosted top ten are more popular on average.
+            func meanPopularity(_ result: SearchResult) -> Double {
+                result.hits.prefix(10).compactMap { $0.fields["popularity"]?.numberValue }.reduce(0, +) / 10
+            }
+            #expect(meanPopularity(boosted) > meanPopularity(relevance))
+        }
+    }
+
+    @Test func hostileQueryTextNeverReachesSQL() async throws {
+        let hostile = [
+            "\"", "\"\"\"", "curry\"", "*", "curry*", "NEAR(", "NEAR(curry rice, 2)", "OR", "curry OR rice", "AND NOT",
+            "-", "-curry", "curry -rice", "\"unbalanced quote", "title:curry", "(", ")", "{title}: rice", "^curry",
+            "'; DROP TABLE recipes; --", "\u{0}", "curry\u{0}rice", "🍛", "カレー\"", String(repeating: "a", count: 10_240),
+            String(repeating: "\"NEAR( OR * - ", count: 800),
+        ]
+        try await CorpusFixture.withSource { source in
+            for query in hostile {
+                for profile in RankingProfile.allCases {
+                    let result = try await source.search(SearchRequest(query: query, excluding: ["r000001"], size: 5, profile: profile))
+                    #expect(result.total >= result.hits.count)
+                }
+            }
+            // Operators are words, not syntax: "curry -rice" still requires rice.
+            let both = try await source.search(SearchRequest(query: "curry -rice", size: 50))
+            #expect(both.hits.allSatisfy { lowercasedText($0).contains("rice") })
+        }
+    }
+
+    @Test func japaneseQueriesFindJapaneseTitles() async throws {
+        try await CorpusFixture.withSource { source in
+            let result = try await source.search(SearchRequest(query: "カレー", size: 100))
+            let titles = result.hits.compactMap { $0.fields["title"]?.stringValue }
+            #expect(!titles.isEmpty)
+            #expect(titles.allSatisfy { $0.contains("カレー") })
+            // Substring matching: a title where カレー is not the first word is found too.
+            #expect(titles.contains { $0.contains("ビーフカレー") })
+            #expect(titles.contains { $0.hasPrefix("カレー") })
+            // A short CJK word falls back to prefix matching.
+            let short = try await source.search(SearchRequest(query: "親子", size: 10))
+            #expect(!short.hits.isEmpty)
+            #expect(short.hits.allSatisfy { $0.fields["title"]?.stringValue?.contains("親子丼") == true })
+        }
+    }
+
+    @Test func fullWidthInputIsNormalised() async throws {
+        try await CorpusFixture.withSource { source in
+            let ascii = try await source.search(SearchRequest(query: "curry rice", size: 15))
+            let fullWidth = try await source.search(SearchRequest(query: "ＣＵＲＲＹ\u{3000}Ｒｉｃｅ", size: 15))
+            #expect(!ascii.hits.isEmpty)
+            #expect(fullWidth.total == ascii.total)
+            #expect(fullWidth.hits.map(\.id) == ascii.hits.map(\.id))
+        }
+    }
+
+    @Test func nothingSearchableGivesNoHits() async throws {
+        try await CorpusFixture.withSource { source in
+            for query in ["", "   ", "\"*-()", "zzzznotaword"] {
+                let result = try await source.search(SearchRequest(query: query, size: 10))
+                #expect(result == .empty)
+            }
+        }
+    }
+
+    @Test func concurrentQueriesAgree() async throws {
+        try await CorpusFixture.withSource { source in
+            let expected = try await source.search(SearchRequest(query: "chicken", size: 10, profile: .popularityBoosted))
+            let results = try await withThrowingTaskGroup(of: SearchResult.self) { group in
+                for _ in 0..<32 {
+                    group.addTask { try await source.search(SearchRequest(query: "chicken", size: 10, profile: .popularityBoosted)) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.count == 32)
+            #expect(results.allSatisfy { $0 == expected })
+        }
+    }
+
+    @Test func badRequestsAreRejected() async throws {
+        try await CorpusFixture.withSource { source in
+            for request in [SearchRequest(query: "rice", from: -1), SearchRequest(query: "rice", size: 5_000)] {
+                let error = await #expect(throws: SearchSourceError.self) { try await source.search(request) }
+                #expect(error?.code == .badQuery)
+            }
+        }
+    }
+
+    @Test func missingCorpusIsUnavailableAndNotCreated() async throws {
+        let path = CorpusFixture.temporaryPath()
+        let source = SQLiteSearchSource(path: path)
+        let error = await #expect(throws: SearchSourceError.self) { try await source.search(SearchRequest(query: "rice")) }
+        #expect(error?.code == .unavailable)
+        #expect(error?.isRetriable == true)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        try await source.shutdown()
+    }
+
+    @Test func hitsBecomeSnapshotDocuments() async throws {
+        try await CorpusFixture.withSource { source in
+            let result = try await source.search(SearchRequest(query: "cake", size: 3))
+            #expect(result.documents.map(\.id) == result.hits.map(\.id))
+            #expect(result.documents.first?.fields["title"] == result.hits.first?.fields["title"])
+        }
+    }
+}

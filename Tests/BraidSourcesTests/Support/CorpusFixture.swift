@@ -1,0 +1,45 @@
+import BraidSources
+import Foundation
+import Testing
+
+/// A freshly seeded corpus in a temporary file, removed afterwards.
+enum CorpusFixture {
+    static func withCorpus<T>(
+        documents: Int = 800, users: Int = 30, seed: UInt64 = 7, _ body: (String) async throws -> T
+    ) async throws -> T {
+        let path = temporaryPath()
+        defer { remove(path) }
+        _ = try await CorpusWriter.seed(CorpusGenerator(seed: seed, documents: documents, users: users), path: path)
+        return try await body(path)
+    }
+
+    /// A search source over a fresh corpus, shut down afterwards.
+    static func withSource<T>(
+        documents: Int = 800, _ body: (SQLiteSearchSource) async throws -> T
+    ) async throws -> T {
+        try await withCorpus(documents: documents) { path in
+            let source = SQLiteSearchSource(path: path)
+            do {
+                let result = try await body(source)
+                try await source.shutdown()
+                return result
+            } catch {
+                try? await source.shutdown()
+                throw error
+            }
+        }
+    }
+
+    static func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("braid-corpus-\(UUID().uuidString).sqlite").path
+    }
+
+    static func remove(_ path: String) {
+        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    static func fixture(_ name: String) throws -> Data {
+        let url = try #require(Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Fixtures"))
+        return try Data(contentsOf: url)
+    }
+}
