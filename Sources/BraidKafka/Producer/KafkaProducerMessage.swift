@@ -34,4 +34,9 @@ public struct KafkaDeliveryReport: Sendable {
 public struct KafkaDeliveryCounts: Sendable, Equatable {
     public var delivered = 0
     public var failed = 0
+
+    public init(delivered: Int = 0, failed: Int = 0) {
+        self.delivered = delivered
+        self.failed = failed
+    }
 }

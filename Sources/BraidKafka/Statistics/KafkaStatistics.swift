@@ -2,17 +2,17 @@ import Foundation
 
 /// The few numbers Braid takes from librdkafka's statistics JSON (`statistics.interval.ms`);
 /// see librdkafka's STATISTICS.md for the full document.
-struct KafkaStatistics: Equatable, Sendable {
+package struct KafkaStatistics: Equatable, Sendable {
     /// `msg_cnt`: messages waiting in the producer's queues.
-    var queuedMessages: Int64
+    package var queuedMessages: Int64
     /// `txmsgs` / `rxmsgs`: messages sent to / received from brokers since start.
-    var transmittedMessages: Int64
-    var receivedMessages: Int64
+    package var transmittedMessages: Int64
+    package var receivedMessages: Int64
     /// `tx_bytes` / `rx_bytes`: bytes sent to / received from brokers since start.
-    var transmittedBytes: Int64
-    var receivedBytes: Int64
+    package var transmittedBytes: Int64
+    package var receivedBytes: Int64
     /// `topics.*.partitions.*.consumer_lag` of partitions this consumer fetches (lag >= 0).
-    var consumerLag: [TopicPartition: Int64]
+    package var consumerLag: [TopicPartition: Int64]
 
     private struct Document: Decodable {
         struct Topic: Decodable {
@@ -31,7 +31,7 @@ struct KafkaStatistics: Equatable, Sendable {
     }
 
     /// Parses one statistics document; `nil` when it is not the expected JSON.
-    static func parse(_ json: some DataProtocol) -> KafkaStatistics? {
+    package static func parse(_ json: some DataProtocol) -> KafkaStatistics? {
         guard let document = try? JSONDecoder().decode(Document.self, from: Data(json)) else { return nil }
         var lag: [TopicPartition: Int64] = [:]
         for (topic, entry) in document.topics ?? [:] {

@@ -1,0 +1,100 @@
+import BraidKafka
+import Testing
+
+/// The consumer's buffer state machine, without a broker: hand-out order, in-flight
+/// accounting across revocations, backpressure decisions, and the end of the sequence.
+@Suite("Consumer buffer")
+struct ConsumerBufferTests {
+    static let p0 = TopicPartition(topic: "t", partition: 0)
+    static let p1 = TopicPartition(topic: "t", partition: 1)
+
+    static func message(_ partition: Int32, _ offset: Int64) -> KafkaConsumerMessage {
+        KafkaConsumerMessage(topic: "t", partition: partition, offset: offset, key: nil, value: Array("\(partition)/\(offset)".utf8))
+    }
+
+    @Test func handsOutInOrderAndCountsWorkUntilStored() async throws {
+        let buffer = ConsumerBuffer(capacity: 10)
+        buffer.assigned([Self.p0, Self.p1])
+        var batch = [Self.message(0, 0), Self.message(1, 0), Self.message(0, 1)]
+        buffer.push(&batch)
+        #expect(batch.isEmpty)
+
+        let first = try #require(try await buffer.next())
+        let second = try #require(try await buffer.next())
+        #expect(first.valueString == "0/0" && second.valueString == "1/0")
+        #expect(buffer.inFlight(of: [Self.p0]) == 1)
+        #expect(buffer.inFlight(of: [Self.p0, Self.p1]) == 2)
+        buffer.markDone(first)
+        #expect(buffer.inFlight(of: [Self.p0]) == 0)
+        #expect(buffer.bufferedCount == 1)
+    }
+
+    @Test func revocationDropsBufferedMessagesAndLateStoresDoNotCountAgainstTheNextAssignment() async throws {
+        let buffer = ConsumerBuffer(capacity: 10)
+        buffer.assigned([Self.p0, Self.p1])
+        var batch = [Self.message(0, 0), Self.message(0, 1), Self.message(1, 0)]
+        buffer.push(&batch)
+        let handedOut = try #require(try await buffer.next())  // 0/0
+
+        buffer.dropBuffered(of: [Self.p0])
+        #expect(buffer.bufferedCount == 1)
+        #expect(buffer.inFlight(of: [Self.p0]) == 1)
+        buffer.revoked([Self.p0])
+        #expect(buffer.assignment == [Self.p1])
+
+        buffer.assigned([Self.p0])
+        var again = [Self.message(0, 0)]
+        buffer.push(&again)
+        _ = try await buffer.next()  // 1/0
+        let redelivered = try #require(try await buffer.next())
+        #expect(redelivered.valueString == "0/0")
+        buffer.markDone(handedOut)  // from the old assignment: ignored
+        #expect(buffer.inFlight(of: [Self.p0]) == 1)
+        buffer.markDone(redelivered)
+        #expect(buffer.inFlight(of: [Self.p0]) == 0)
+    }
+
+    @Test func pausesWhenFullAndResumesBelowHalfExceptUserPausedPartitions() async throws {
+        let buffer = ConsumerBuffer(capacity: 4)
+        buffer.assigned([Self.p0, Self.p1])
+        #expect(buffer.fetchAction() == .none)
+        var batch = (0..<4).map { Self.message(0, Int64($0)) }
+        buffer.push(&batch)
+        #expect(buffer.fetchAction() == .pause([Self.p0, Self.p1]))
+        #expect(buffer.fetchAction() == .none)
+        buffer.userPause([Self.p1])
+        #expect(buffer.userResume([]) == [])
+        _ = try await buffer.next()
+        _ = try await buffer.next()
+        #expect(buffer.fetchAction() == .none)  // 2 left: not below half yet
+        _ = try await buffer.next()
+        #expect(buffer.fetchAction() == .resume([Self.p0]))
+        #expect(buffer.userResume([Self.p1]) == [Self.p1])
+    }
+
+    @Test func waitingIteratorGetsThePushedMessageAndFinishEndsTheSequence() async throws {
+        let buffer = ConsumerBuffer(capacity: 10)
+        buffer.assigned([Self.p0])
+        let waiting = Task { try await buffer.next() }
+        while buffer.bufferedCount == 0, !waiting.isCancelled {
+            var batch = [Self.message(0, 7)]
+            buffer.push(&batch)
+            await Task.yield()
+        }
+        #expect(try await waiting.value?.offset == 7)
+
+        let ended = Task { try await buffer.next() }
+        buffer.finish()
+        #expect(try await ended.value == nil)
+        var late = [Self.message(0, 8)]
+        buffer.push(&late)
+        #expect(try await buffer.next() == nil)
+    }
+
+    @Test func cancellingAWaitingIteratorReturnsNil() async throws {
+        let buffer = ConsumerBuffer(capacity: 10)
+        let waiting = Task { try await buffer.next() }
+        waiting.cancel()
+        #expect(try await waiting.value == nil)
+    }
+}
