@@ -11,6 +11,7 @@ struct Braid: AsyncParsableCommand {
             VersionCommand.self,
             PlanCommand.self,
             BenchCommand.self,
+            SeedCommand.self,
         ]
     )
 

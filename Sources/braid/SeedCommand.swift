@@ -1,0 +1,99 @@
+import ArgumentParser
+import BraidRuntime
+import BraidSources
+import Foundation
+import Synchronization
+
+/// `braid seed`: writes the deterministic demo corpus into the SQLite file the embedded search
+/// source reads, and/or imports someone's own documents from JSON Lines.
+struct SeedCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "seed",
+        abstract: "Write the demo recipe corpus (and users) into the SQLite search index, or import JSON Lines.",
+        discussion: """
+            Without --import, replaces the database with --docs generated recipes (default 10000). \
+            With --import, adds the documents of a JSON Lines file (one object per line with at least \
+            "id" and "title"; bad lines are reported with their numbers and skipped); with --docs as \
+            well, generates first and then imports.
+            """)
+
+    @Option(help: "Recipes to generate (replaces the database).") var docs: Int?
+    @Option(help: "Users to generate (follows, recently viewed recipes, cooksnaps).") var users = 1_000
+    @Option(help: "Database file (default: search.sqlite_path of the configuration).") var db: String?
+    @Option(help: "Seed of the generator: the same seed gives the same corpus.") var seed: UInt64 = 42
+    @Option(name: .customLong("import"), help: "JSON Lines file of documents to add.") var importFile: String?
+    @Option(help: "Configuration file (YAML or JSON).") var config: String?
+
+    func validate() throws {
+        if let docs, !(0...10_000_000).contains(docs) { throw ValidationError("--docs must be 0 to 10000000") }
+        guard (1...1_000_000).contains(users) else { throw ValidationError("--users must be 1 to 1000000") }
+    }
+
+    func run() async throws {
+        let path = try db ?? ConfigurationLoader.load(file: config).search.sqlitePath
+        let started = ContinuousClock.now
+        if docs != nil || importFile == nil {
+            let generator = CorpusGenerator(seed: seed, documents: docs ?? 10_000, users: users)
+            let printer = ProgressPrinter(interactive: isatty(STDERR_FILENO) == 1)
+            let summary = try await CorpusWriter.seed(generator, path: path, progress: printer.report)
+            printer.finish()
+            print("seeded \(summary.recipes) recipes and \(summary.users) users into \(path) in \(Self.seconds(since: started)) s")
+        }
+        if let importFile {
+            let data = try Data(contentsOf: URL(fileURLWithPath: importFile))
+            let parsed = CorpusImport.parse(data)
+            for bad in parsed.badLines.prefix(20) { Self.warn("\(importFile): \(bad)") }
+            if parsed.badLines.count > 20 { Self.warn("\(importFile): … and \(parsed.badLines.count - 20) more bad lines") }
+            try await CorpusWriter.add(parsed.recipes, path: path)
+            print("imported \(parsed.recipes.count) documents into \(path); \(parsed.badLines.count) bad lines skipped")
+        }
+    }
+
+    static func warn(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> String {
+        let elapsed = ContinuousClock.now - start
+        let milliseconds = elapsed.components.seconds * 1_000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        return String(Double(milliseconds) / 1_000)
+    }
+}
+
+/// Progress on stderr: a redrawn bar on a terminal, a few plain lines in logs and pipes.
+private final class ProgressPrinter: Sendable {
+    private let interactive: Bool
+    /// Last (phase, step) printed, so a line is written only when something visible changes.
+    private let last = Mutex<(phase: String, step: Int)>(("", -1))
+
+    init(interactive: Bool) { self.interactive = interactive }
+
+    func report(_ progress: CorpusWriter.Progress) {
+        let fraction = progress.total > 0 ? Double(progress.done) / Double(progress.total) : 1
+        // A bar has 40 steps; log lines are written at each quarter.
+        let step = Int(fraction * (interactive ? 40 : 4))
+        let changed = last.withLock { last in
+            guard last.phase != progress.phase.rawValue || last.step != step else { return false }
+            last = (progress.phase.rawValue, step)
+            return true
+        }
+        guard changed else { return }
+        let label = "\(progress.phase.rawValue) \(progress.done)/\(progress.total)"
+        if interactive {
+            let bar = String(repeating: "#", count: step) + String(repeating: " ", count: 40 - step)
+            SeedCommand.warnInline("\r[\(bar)] \(Int(fraction * 100))% \(label)   ")
+        } else {
+            SeedCommand.warn("seed: \(label)")
+        }
+    }
+
+    func finish() {
+        if interactive { SeedCommand.warnInline("\n") }
+    }
+}
+
+extension SeedCommand {
+    static func warnInline(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}
