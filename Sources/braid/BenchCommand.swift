@@ -7,7 +7,10 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Run one benchmark group (use `make bench`, which also measures the baselines).",
-        subcommands: [PlanBenchCommand.self])
+        subcommands: [
+            PlanBenchCommand.self,
+            KafkaProduceBenchCommand.self, KafkaConsumeBenchCommand.self,
+        ])
 }
 
 /// `braid bench plan`: plan cost at offset 0 vs offset 10⁹.
