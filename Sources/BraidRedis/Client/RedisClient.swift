@@ -46,8 +46,9 @@ public final class RedisClient: Service, Sendable {
         for connection in open { connection.close() }
     }
 
-    /// Waits until at least one connection is up (start-up readiness), or throws after `timeout`.
-    public func waitUntilConnected(timeout: Duration = .seconds(10)) async throws(RedisConnectionError) {
+    /// Waits until at least one connection is up (start-up readiness), or throws
+    /// ``RedisConnectionError`` after `timeout`.
+    public func waitUntilConnected(timeout: Duration = .seconds(10)) async throws {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {
