@@ -93,6 +93,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictness),
 
@@ -117,6 +119,8 @@ let package = Package(
                 "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictness),
@@ -143,6 +147,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictness,
             linkerSettings: localLibrdkafka),
@@ -150,6 +155,7 @@ let package = Package(
         // Test helpers: where the servers that `make test` started are listening.
         .target(
             name: "BraidTestSupport",
+            dependencies: ["BraidRedis"],
             path: "Tests/BraidTestSupport",
             swiftSettings: strictness),
 
@@ -163,7 +169,7 @@ let package = Package(
             swiftSettings: strictness),
         .testTarget(
             name: "BraidWorkerTests",
-            dependencies: ["BraidWorker", "BraidCore", "BraidTestSupport"],
+            dependencies: ["BraidWorker", "BraidCore", "BraidRedis", "BraidTestSupport"],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidContractTests",

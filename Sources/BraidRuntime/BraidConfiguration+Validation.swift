@@ -8,7 +8,8 @@ extension BraidConfiguration {
         guard redis.poolSize >= 1 else { throw fail("redis.pool_size must be at least 1") }
         guard redis.commandTimeoutMs >= 1 else { throw fail("redis.command_timeout_ms must be at least 1") }
         guard (1...65_535).contains(gateway.port) else { throw fail("gateway.port must be 1-65535") }
-        guard (1...65_535).contains(worker.metricsPort) else { throw fail("worker.metrics_port must be 1-65535") }
+        guard (0...65_535).contains(worker.metricsPort) else { throw fail("worker.metrics_port must be 0-65535 (0: any free port)") }
+        guard (1...10_000).contains(worker.componentItems) else { throw fail("worker.component_items must be 1-10000") }
         guard worker.concurrency >= 1 else { throw fail("worker.concurrency must be at least 1") }
         guard worker.maxAttempts >= 1 else { throw fail("worker.max_attempts must be at least 1") }
         guard !gateway.cursorKey.isEmpty else { throw fail("gateway.cursor_key must not be empty") }

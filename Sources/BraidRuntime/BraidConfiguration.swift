@@ -107,7 +107,12 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var concurrency = 8
         public var maxAttempts = 5
         public var retryBackoffMs = 200
+        /// Address of the worker's `/metrics` and `/healthz`; `0.0.0.0` to be scraped from outside.
+        public var metricsHost = "127.0.0.1"
+        /// Port of the worker's `/metrics`; 0 picks a free one (several workers on one host).
         public var metricsPort = 9464
+        /// Items stored per feed component (clients page through them).
+        public var componentItems = 60
         public init() {}
     }
 

@@ -10,6 +10,9 @@ struct Braid: AsyncParsableCommand {
         subcommands: [
             VersionCommand.self,
             PlanCommand.self,
+            WorkerCommand.self,
+            PublishCommand.self,
+            OpsCommand.self,
             BenchCommand.self,
             SeedCommand.self,
         ]

@@ -16,13 +16,21 @@ public struct CacheKeys: Sendable, Hashable {
     /// The keys of one ranking for one query. `query` is normalised here, so callers cannot
     /// forget to.
     public func ranking(_ ranking: String, query: String) -> RankingKeys {
-        let digest = QueryNormalizer.keyDigest(QueryNormalizer.normalize(query))
-        return RankingKeys(base: "\(prefix):{rank:\(ranking):\(digest)}")
+        RankingKeys(base: "\(prefix):{\(Self.rankingTag(ranking, query: query))}")
     }
 
     public func component(feed: String, type: ComponentType, scope: ComponentScope) -> String {
-        let digest = QueryNormalizer.keyDigest(scope.canonical)
-        return "\(prefix):{comp:\(feed):\(type.rawValue):\(digest)}:content"
+        "\(prefix):{\(Self.componentTag(feed: feed, type: type, scope: scope))}:content"
+    }
+
+    /// The hash tag of a ranking's keys (without braces), also the Kafka key of its requests.
+    public static func rankingTag(_ ranking: String, query: String) -> String {
+        "rank:\(ranking):\(QueryNormalizer.keyDigest(QueryNormalizer.normalize(query)))"
+    }
+
+    /// The hash tag of a component's keys (without braces), also the Kafka key of its requests.
+    public static func componentTag(feed: String, type: ComponentType, scope: ComponentScope) -> String {
+        "comp:\(feed):\(type.rawValue):\(QueryNormalizer.keyDigest(scope.canonical))"
     }
 
     public func experiment(_ experiment: String) -> ExperimentKeys {
@@ -43,5 +51,16 @@ public struct CacheKeys: Sendable, Hashable {
         public var counters: String { "\(base):counters" }
         /// Per-impression state (teams shown, clicks so far).
         public func impression(_ id: String) -> String { "\(base):imp:\(id)" }
+    }
+}
+
+extension PrecomputeRequest {
+    /// The Kafka message key of this request: the hash tag of the keys it writes. Requests
+    /// for one cache key therefore share a partition and are processed in order by one worker.
+    public var messageKey: String {
+        switch body {
+        case .ranking(let target): CacheKeys.rankingTag(target.ranking, query: target.query)
+        case .component(let target): CacheKeys.componentTag(feed: target.feed, type: target.type, scope: target.scope)
+        }
     }
 }

@@ -1,3 +1,5 @@
+import BraidRedis
+
 /// Lua scripts that make each write to Redis atomic. They run with EVALSHA (loaded on first
 /// NOSCRIPT). Every key a script touches shares one hash tag, so they also run on Redis
 /// Cluster, where a script may only touch keys of one slot.
@@ -9,7 +11,7 @@ enum StorageScripts {
     /// KEYS[1] pointer (`…:cur`), KEYS[2] new version key (`…:v:<version>`).
     /// ARGV[1] version, ARGV[2] snapshot JSON, ARGV[3] TTL seconds, ARGV[4] grace seconds,
     /// ARGV[5] version key prefix (`…:v:`). Returns 1 when written, 0 when stale.
-    static let publishSnapshot = """
+    static let publishSnapshot = RedisScript("""
         local current = redis.call('GET', KEYS[1])
         if current and tonumber(current) >= tonumber(ARGV[1]) then
           return 0
@@ -24,14 +26,14 @@ enum StorageScripts {
         end
         redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[3])
         return 1
-        """
+        """)
 
     /// Writes a component's content unless a newer version is stored.
     ///
     /// KEYS[1] the component hash (fields `version`, `state_hash`, `content`).
     /// ARGV[1] version, ARGV[2] state hash, ARGV[3] content JSON, ARGV[4] TTL seconds.
     /// Returns 1 when written, 0 when stale.
-    static let publishComponent = """
+    static let publishComponent = RedisScript("""
         local current = redis.call('HGET', KEYS[1], 'version')
         if current and tonumber(current) >= tonumber(ARGV[1]) then
           return 0
@@ -39,5 +41,5 @@ enum StorageScripts {
         redis.call('HSET', KEYS[1], 'version', ARGV[1], 'state_hash', ARGV[2], 'content', ARGV[3])
         redis.call('EXPIRE', KEYS[1], ARGV[4])
         return 1
-        """
+        """)
 }

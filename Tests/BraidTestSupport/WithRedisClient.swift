@@ -1,8 +1,7 @@
 import BraidRedis
-import BraidTestSupport
 
 /// Runs a client for the duration of `body` (as a service would run it), connected first.
-func withRedisClient<T: Sendable>(
+public func withRedisClient<T: Sendable>(
     _ url: String, poolSize: Int = 2, commandTimeout: Duration = .seconds(2), waitForConnection: Bool = true,
     _ body: @Sendable (RedisClient) async throws -> T
 ) async throws -> T {

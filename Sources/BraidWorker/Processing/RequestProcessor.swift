@@ -1,0 +1,40 @@
+import BraidCore
+import Foundation
+
+/// Processes one message of `braid.requests`: decodes it against the request schema and
+/// materializes what it asks for. Knows nothing of Kafka, so it is tested on its own.
+public struct RequestProcessor: Sendable {
+    public let rankings: RankingMaterializer
+    public let components: ComponentMaterializer
+
+    public init(rankings: RankingMaterializer, components: ComponentMaterializer) {
+        self.rankings = rankings
+        self.components = components
+    }
+
+    /// What a valid request asked for, for logs and metrics.
+    public enum Kind: String, Sendable {
+        case ranking, component
+    }
+
+    /// Decodes and materializes one message value.
+    /// - Throws: ``ProcessingFailure``, classified for retrying or dead-lettering.
+    public func process(_ value: [UInt8]) async throws(ProcessingFailure) -> (Kind, MaterializeOutcome) {
+        let request: PrecomputeRequest
+        do {
+            request = try PrecomputeRequest.decode(Data(value))
+        } catch {
+            throw .permanent("invalid request: \(error.reason)")
+        }
+        do {
+            switch request.body {
+            case .ranking(let target):
+                return (.ranking, try await rankings.materialize(target, id: request.id, ttlSeconds: request.ttlSeconds, requestedAt: request.requestedAt))
+            case .component(let target):
+                return (.component, try await components.materialize(target, ttlSeconds: request.ttlSeconds, requestedAt: request.requestedAt))
+            }
+        } catch {
+            throw ProcessingFailure.classify(error)
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import BraidKafka
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// A precompute worker: one member of the `braid-workers` consumer group.
+///
+/// Messages are processed in order within a partition (one cache key always maps to one
+/// partition) and concurrently across partitions, at most `concurrency` at once. A message's
+/// offset is stored only after its result is in Redis or its dead letter is acknowledged, so
+/// a crash redelivers unfinished work and never loses it (processing is idempotent, so a
+/// redelivery costs only time).
+///
+/// On graceful shutdown (SIGTERM) the worker stops fetching, finishes what it holds,
+/// commits, leaves the group and returns.
+public final class PrecomputeWorker: Service, Sendable {
+    public struct Configuration: Sendable {
+        public var concurrency: Int
+        public var retry: RetryPolicy
+
+        public init(concurrency: Int = 8, retry: RetryPolicy = RetryPolicy()) {
+            self.concurrency = max(1, concurrency)
+            self.retry = retry
+        }
+    }
+
+    private let consumer: KafkaConsumer
+    private let deadLetters: DeadLetterPublisher
+    private let processor: RequestProcessor
+    private let configuration: Configuration
+    private let logger: Logger
+    private let metrics = WorkerMetrics()
+    private let stopping = Atomic<Bool>(false)
+    /// Partitions on which a message was left unfinished: later messages of them are left
+    /// too, since storing a later offset would commit past the unfinished one.
+    private let abandoned = Mutex<Set<TopicPartition>>([])
+
+    public init(
+        consumer: KafkaConsumer, deadLetters: DeadLetterPublisher, processor: RequestProcessor,
+        configuration: Configuration = Configuration(), logger: Logger = Logger(label: "braid.worker")
+    ) {
+        self.consumer = consumer
+        self.deadLetters = deadLetters
+        self.processor = processor
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let dispatcher = LaneDispatcher(limit: configuration.concurrency)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                // Returns on graceful shutdown, or throws when the group is cancelled below.
+                try? await gracefulShutdown()
+                self.stopping.store(true, ordering: .relaxed)
+                self.logger.info("stopping: finishing in-flight requests, then committing and leaving the group")
+                await self.consumer.close()
+            }
+            try await dispatcher.run(consumer.messages, lane: { Int($0.partition) }) { message in
+                await self.handle(message)
+            }
+            // The sequence ended (shutdown, or the consumer closed): close is idempotent.
+            await consumer.close()
+            group.cancelAll()
+        }
+        logger.info("stopped")
+    }
+
+    /// Processes one message to a settled state, then stores its offset.
+    private func handle(_ message: KafkaConsumerMessage) async {
+        guard !abandoned.withLock({ $0.contains(message.topicPartition) }) else { return }
+        let started = ContinuousClock.now
+        defer { metrics.duration(ContinuousClock.now - started) }
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                let (kind, outcome) = try await processor.process(message.value)
+                metrics.processed(kind.rawValue, outcome: outcome == .stale ? "stale" : "written")
+                break
+            } catch {
+                if case .transient = error, let delay = configuration.retry.delay(afterAttempt: attempt) {
+                    metrics.failedAttempt()
+                    logger.warning("request failed, retrying", metadata: metadata(message, ["attempt": "\(attempt)", "error": "\(error)"]))
+                    try? await Task.sleep(for: delay)
+                    continue
+                }
+                guard await deadLetter(message, failure: error, attempts: attempt) else {
+                    abandon(message)
+                    return
+                }
+                break
+            }
+        }
+        do {
+            try consumer.storeOffset(message)
+        } catch {
+            // Revoked meanwhile: the new owner gets the message again, which is harmless.
+            logger.notice("offset not stored", metadata: metadata(message, ["error": "\(error)"]))
+        }
+    }
+
+    /// Publishes a dead letter, retrying while Kafka is unreachable; false if shutdown came
+    /// first (the message is then left for redelivery).
+    private func deadLetter(_ message: KafkaConsumerMessage, failure: ProcessingFailure, attempts: Int) async -> Bool {
+        var permanent = false
+        if case .permanent = failure { permanent = true }
+        var backoff = Duration.milliseconds(200)
+        while true {
+            do {
+                try await deadLetters.publish(message, reason: failure.reason, attempts: attempts)
+                metrics.deadLettered(permanent: permanent)
+                logger.notice("request dead-lettered", metadata: metadata(message, ["reason": "\(failure.reason)"]))
+                return true
+            } catch {
+                logger.error("cannot publish to the dead-letter topic", metadata: metadata(message, ["error": "\(error)"]))
+                guard !stopping.load(ordering: .relaxed) else { return false }
+                try? await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, .seconds(5))
+            }
+        }
+    }
+
+    private func abandon(_ message: KafkaConsumerMessage) {
+        abandoned.withLock { _ = $0.insert(message.topicPartition) }
+        logger.warning("left unfinished for redelivery", metadata: metadata(message, [:]))
+    }
+
+    private func metadata(_ message: KafkaConsumerMessage, _ extra: Logger.Metadata) -> Logger.Metadata {
+        var metadata = extra
+        metadata["partition"] = "\(message.partition)"
+        metadata["offset"] = "\(message.offset)"
+        if let key = message.keyString { metadata["key"] = "\(key)" }
+        return metadata
+    }
+}

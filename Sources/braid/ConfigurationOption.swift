@@ -1,0 +1,17 @@
+import ArgumentParser
+import BraidRuntime
+
+/// `--config FILE`: the one configuration file of every service command; `BRAID_*`
+/// environment variables override it (README: Configuration).
+struct ConfigurationOption: ParsableArguments {
+    @Option(name: .customLong("config"), help: "Configuration file (YAML or JSON); BRAID_* variables override it.")
+    var file: String?
+
+    /// Loads, validates and bootstraps logging and metrics: what every service does first.
+    func loadForService() throws -> BraidConfiguration {
+        let configuration = try ConfigurationLoader.load(file: file)
+        try configuration.validate()
+        try Observability.bootstrap(logLevel: configuration.logging.level)
+        return configuration
+    }
+}
