@@ -50,6 +50,7 @@ public final class KafkaAdmin: Sendable {
         var consumerProperties = properties
         consumerProperties.merge([
             "bootstrap.servers": brokers, "group.id": group, "enable.auto.commit": "false",
+            "enable.auto.offset.store": "false", "enable.partition.eof": "true",
         ]) { _, new in new }
         let consumer = try RDKafkaHandle(
             .consumer, properties: consumerProperties, context: CallbackContext(logger: logger, statistics: nil))
@@ -121,16 +122,22 @@ public final class KafkaAdmin: Sendable {
             }
             return TopicPartitionList.readOffsets(list)
         }
-        return try committed.map { partition, offset, _ in
+        var reported: [Int32: (low: Int64, high: Int64)] = [:]
+        for (partition, _, _) in committed {
             var low: Int64 = 0
             var high: Int64 = 0
             let result = rd_kafka_query_watermark_offsets(rk, topic, partition.partition, &low, &high, timeout)
             guard result == RD_KAFKA_RESP_ERR_NO_ERROR else {
                 throw KafkaError.librdkafka(.admin, result, context: "watermarks of \(partition)")
             }
+            reported[partition.partition] = (low, high)
+        }
+        let fetched = fetchedHighWatermarks(rk, topic, reported: reported, timeout)
+        return committed.map { partition, offset, _ in
+            let (low, high) = reported[partition.partition]!
             return KafkaPartitionLag(
                 topic: topic, partition: partition.partition, committed: offset >= 0 ? offset : nil,
-                lowWatermark: low, highWatermark: high)
+                lowWatermark: low, highWatermark: max(high, fetched[partition.partition] ?? high))
         }
     }
 }
