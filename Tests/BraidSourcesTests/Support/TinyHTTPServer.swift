@@ -58,6 +58,7 @@ final class TinyHTTPServer: Sendable {
         }
     }
 
+    /// Unchecked: NIO calls a handler only on its channel's event loop, so its state is never shared.
     private final class Handler: ChannelInboundHandler, @unchecked Sendable {
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
