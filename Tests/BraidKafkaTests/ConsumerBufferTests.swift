@@ -1,4 +1,5 @@
 import BraidKafka
+import BraidTestSupport
 import Testing
 
 /// The consumer's buffer state machine, without a broker: hand-out order, in-flight
@@ -57,19 +58,32 @@ struct ConsumerBufferTests {
     @Test func pausesWhenFullAndResumesBelowHalfExceptUserPausedPartitions() async throws {
         let buffer = ConsumerBuffer(capacity: 4)
         buffer.assigned([Self.p0, Self.p1])
-        #expect(buffer.fetchAction() == .none)
+        #expect(buffer.fetchAction(stalled: true) == .none)
         var batch = (0..<4).map { Self.message(0, Int64($0)) }
         buffer.push(&batch)
-        #expect(buffer.fetchAction() == .pause([Self.p0, Self.p1]))
-        #expect(buffer.fetchAction() == .none)
+        #expect(buffer.isFull)
+        #expect(buffer.fetchAction(stalled: false) == .none)  // full, but not for long yet
+        #expect(buffer.fetchAction(stalled: true) == .pause([Self.p0, Self.p1]))
+        #expect(buffer.fetchAction(stalled: true) == .none)
         buffer.userPause([Self.p1])
         #expect(buffer.userResume([]) == [])
         _ = try await buffer.next()
         _ = try await buffer.next()
-        #expect(buffer.fetchAction() == .none)  // 2 left: not below half yet
+        #expect(buffer.fetchAction(stalled: false) == .none)  // 2 left: not below half yet
         _ = try await buffer.next()
-        #expect(buffer.fetchAction() == .resume([Self.p0]))
+        #expect(buffer.fetchAction(stalled: false) == .resume([Self.p0]))
         #expect(buffer.userResume([Self.p1]) == [Self.p1])
+    }
+
+    @Test func pollThreadSleepsWhileFullUntilTheApplicationDrainsHalf() async throws {
+        let buffer = ConsumerBuffer(capacity: 4)
+        buffer.assigned([Self.p0])
+        var batch = (0..<4).map { Self.message(0, Int64($0)) }
+        buffer.push(&batch)
+        #expect(try await runOffPool { buffer.waitForSpace(seconds: 0.05) } == false)
+        let waiter = Task { try await runOffPool { buffer.waitForSpace(seconds: 60) } }
+        for _ in 0..<3 { _ = try await buffer.next() }
+        #expect(try await waiter.value == true)
     }
 
     @Test func waitingIteratorGetsThePushedMessageAndFinishEndsTheSequence() async throws {

@@ -24,8 +24,9 @@ public struct KafkaConsumerConfiguration: Sendable {
     public var offsetReset = OffsetReset.earliest
     /// `auto.commit.interval.ms`: how often stored offsets are committed.
     public var autoCommitIntervalMilliseconds = 1_000
-    /// Messages fetched ahead of the application; beyond this, fetching pauses.
-    public var maxBufferedMessages = 2_000
+    /// Messages fetched ahead of the application. When the buffer stays full for a second,
+    /// fetching pauses until the application drained half of it.
+    public var maxBufferedMessages = 5_000
     /// On revocation, how long to wait for handed-out messages to have their offsets stored
     /// before giving their partitions away anyway (they are then redelivered elsewhere).
     public var revocationTimeoutMilliseconds = 10_000

@@ -1,3 +1,4 @@
+import Dispatch
 import DequeModule
 import Synchronization
 
@@ -24,6 +25,15 @@ package final class ConsumerBuffer: Sendable {
         var assignment: Set<TopicPartition> = []
         var userPaused: Set<TopicPartition> = []
         var backpressurePaused = false
+        /// The poll thread sleeps in ``waitForSpace(seconds:)`` until the buffer is half empty.
+        var pollerWaitingForSpace = false
+
+        /// Whether taking a message just made room the sleeping poll thread waits for.
+        mutating func takeWakeUp(capacity: Int) -> Bool {
+            guard pollerWaitingForSpace, messages.count < capacity / 2 else { return false }
+            pollerWaitingForSpace = false
+            return true
+        }
 
         /// Marks a message as handed to the application.
         mutating func handOut(_ message: KafkaConsumerMessage) -> KafkaConsumerMessage {
@@ -36,6 +46,7 @@ package final class ConsumerBuffer: Sendable {
     }
 
     private let state = Mutex(State())
+    private let space = DispatchSemaphore(value: 0)
     /// Buffered messages at which fetching pauses; it resumes below half of this.
     package let capacity: Int
 
@@ -47,10 +58,17 @@ package final class ConsumerBuffer: Sendable {
 
     /// The next message; `nil` once the consumer is closed or the calling task is cancelled.
     package func next() async throws -> KafkaConsumerMessage? {
-        let id = state.withLock { state in
+        // Fast path without suspending: while the application keeps up, messages are waiting.
+        let (ready, id, wakeUp): (Result<KafkaConsumerMessage?, KafkaError>?, Int, Bool) = state.withLock { state in
+            if let message = state.messages.popFirst() {
+                return (.success(state.handOut(message)), 0, state.takeWakeUp(capacity: capacity))
+            }
+            if let end = state.end { return (end.map { nil }, 0, false) }
             defer { state.nextWaiterID += 1 }
-            return state.nextWaiterID
+            return (nil, state.nextWaiterID, false)
         }
+        if wakeUp { space.signal() }
+        if let ready { return try ready.get() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let ready: Result<KafkaConsumerMessage?, any Error>? = state.withLock { state in
@@ -116,10 +134,32 @@ package final class ConsumerBuffer: Sendable {
         for (continuation, message) in resumptions { continuation.resume(returning: message) }
     }
 
-    /// Pause when the buffer is full, resume once the application drained half of it.
-    package func fetchAction() -> FetchAction {
+    /// Sleeps while the buffer is full, until the application drained half of it or
+    /// `seconds` passed. Returns whether there is room now. Poll thread only.
+    ///
+    /// Waiting (rather than pausing fetch at once) keeps librdkafka's prefetched messages:
+    /// pausing discards them and resuming fetches them again, which would throttle a
+    /// consumer that is only briefly behind.
+    package func waitForSpace(seconds: Double) -> Bool {
+        let full = state.withLock { state in
+            state.pollerWaitingForSpace = state.messages.count >= capacity
+            return state.pollerWaitingForSpace
+        }
+        guard full else { return true }
+        _ = space.wait(timeout: .now() + seconds)
+        return state.withLock { state in
+            state.pollerWaitingForSpace = false
+            return state.messages.count < capacity
+        }
+    }
+
+    package var isFull: Bool { state.withLock { $0.messages.count >= capacity } }
+
+    /// Pause when the buffer stayed full (`stalled`: the application is not keeping up),
+    /// resume once the application drained half of it.
+    package func fetchAction(stalled: Bool) -> FetchAction {
         state.withLock { state in
-            if !state.backpressurePaused, state.messages.count >= capacity, !state.assignment.isEmpty {
+            if !state.backpressurePaused, stalled, state.messages.count >= capacity, !state.assignment.isEmpty {
                 state.backpressurePaused = true
                 return .pause(state.assignment.sorted { $0.description < $1.description })
             }

@@ -10,6 +10,7 @@ struct ConsumerPollLoop {
     let logger: Logger
     /// Messages taken per poll round before they are handed over under one lock.
     let batchSize = 256
+    let topicNames = TopicNames()
 
     func run(topics: [String]) {
         let rk = handle.raw
@@ -41,6 +42,11 @@ struct ConsumerPollLoop {
 
     private func pollRound(_ rk: OpaquePointer) {
         let buffer = callbacks.buffer
+        // Full: give the application a moment; if it stays behind, pause fetching so this
+        // thread can go on serving rebalances and heartbeats of the group protocol.
+        if buffer.isFull, !buffer.isBackpressurePaused, !buffer.waitForSpace(seconds: 1) {
+            apply(buffer.fetchAction(stalled: true), rk)
+        }
         // While paused for backpressure, come back soon to notice the application caught up.
         var next = rd_kafka_consumer_poll(rk, buffer.isBackpressurePaused ? 10 : 100)
         var taken = 0
@@ -51,7 +57,11 @@ struct ConsumerPollLoop {
             next = taken < batchSize ? rd_kafka_consumer_poll(rk, 0) : nil
         }
         buffer.push(&callbacks.pending)
-        switch buffer.fetchAction() {
+        apply(buffer.fetchAction(stalled: false), rk)
+    }
+
+    private func apply(_ action: ConsumerBuffer.FetchAction, _ rk: OpaquePointer) {
+        switch action {
         case .none:
             break
         case .pause(let partitions):
@@ -64,7 +74,7 @@ struct ConsumerPollLoop {
     private func accept(_ message: UnsafeMutablePointer<rd_kafka_message_t>) {
         let err = message.pointee.err
         if err == RD_KAFKA_RESP_ERR_NO_ERROR {
-            callbacks.pending.append(KafkaConsumerMessage(copying: message))
+            callbacks.pending.append(KafkaConsumerMessage(copying: message, topicNames: topicNames))
         } else if err == RD_KAFKA_RESP_ERR__FATAL {
             let error = KafkaError.librdkafka(.consumer, err, context: "consumer failed", isFatal: true)
             logger.critical("\(error)")

@@ -1,4 +1,5 @@
 import CRdKafka
+import Foundation
 
 /// A message received by a ``KafkaConsumer``; its bytes are copied out of librdkafka.
 public struct KafkaConsumerMessage: Sendable {
@@ -36,7 +37,7 @@ public struct KafkaConsumerMessage: Sendable {
 
 extension KafkaConsumerMessage {
     /// Copies a fetched message (which must carry no error) out of librdkafka.
-    init(copying message: UnsafePointer<rd_kafka_message_t>) {
+    init(copying message: UnsafePointer<rd_kafka_message_t>, topicNames: TopicNames) {
         let raw = message.pointee
         var headers: [KafkaHeader] = []
         var list: OpaquePointer?
@@ -53,12 +54,27 @@ extension KafkaConsumerMessage {
             }
         }
         self.init(
-            topic: raw.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? "",
+            topic: raw.rkt.map { topicNames.name(of: $0) } ?? "",
             partition: raw.partition,
             offset: raw.offset,
             key: raw.key.map { Array(UnsafeRawBufferPointer(start: $0, count: raw.key_len)) },
             value: raw.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: raw.len)) } ?? [],
             headers: headers)
+    }
+}
+
+/// Reuses one `String` per topic instead of decoding (and, past 15 bytes, allocating) the
+/// topic name of every fetched message. Poll thread only.
+final class TopicNames {
+    private var last: (bytes: [CChar], name: String) = ([0], "")
+
+    func name(of topic: OpaquePointer) -> String {
+        let cName = rd_kafka_topic_name(topic)!
+        if strcmp(cName, last.bytes) != 0 {
+            let name = String(cString: cName)
+            last = (Array(name.utf8CString), name)
+        }
+        return last.name
     }
 }
 
