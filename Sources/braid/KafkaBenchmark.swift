@@ -74,6 +74,8 @@ struct KafkaConsumeBenchCommand: AsyncParsableCommand {
         print("FIGURE kafka.consume.seconds \(String(format: "%.3f", seconds))")
         print("FIGURE kafka.consume.bytes \(bytes)")
         print("FIGURE kafka.consume.msgs_per_s \(Int((Double(messages) / seconds).rounded()))")
+        let withJoin = KafkaBenchClock.seconds(between: subscribed, finished)
+        print("FIGURE kafka.consume.with_join.msgs_per_s \(Int((Double(messages) / withJoin).rounded()))")
     }
 }
 
