@@ -192,7 +192,11 @@ let package = Package(
             swiftSettings: strictness),
         .testTarget(
             name: "BraidKafkaTests",
-            dependencies: ["BraidKafka", "BraidTestSupport", "CRdKafka"],
+            dependencies: [
+                "BraidKafka", "BraidTestSupport", "CRdKafka",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strictness,
             linkerSettings: localLibrdkafka),
         .testTarget(
