@@ -17,6 +17,7 @@ public final class KafkaConsumer: Service, Sendable {
     private let handle: RDKafkaHandle
     private let buffer: ConsumerBuffer
     private let poller: PollThread
+    private let statistics: KafkaStatisticsRecorder?
 
     /// - Parameter onRebalance: called on every assignment and revocation; on revocation the
     ///   partitions are released only after it returns (or the revocation timeout passes).
@@ -35,6 +36,7 @@ public final class KafkaConsumer: Service, Sendable {
         let handle = try RDKafkaHandle(.consumer, properties: configuration.librdkafkaProperties, context: callbacks)
         self.handle = handle
         self.buffer = buffer
+        self.statistics = statistics
         let topics = configuration.topics
         poller = PollThread.start(name: "braid.kafka.consumer") { poller in
             ConsumerPollLoop(handle: handle, callbacks: callbacks, poller: poller, logger: logger).run(topics: topics)
@@ -47,6 +49,9 @@ public final class KafkaConsumer: Service, Sendable {
 
     /// The fetched messages.
     public var messages: KafkaConsumerMessages { KafkaConsumerMessages(buffer: buffer) }
+
+    /// The last librdkafka statistics, when `statisticsIntervalMilliseconds` is set.
+    package var lastStatistics: KafkaStatistics? { statistics?.latest }
 
     /// Partitions currently assigned to this consumer.
     public var assignment: Set<TopicPartition> { buffer.assignment }

@@ -65,6 +65,9 @@ public final class KafkaProducer: Service, Sendable {
     /// Outcomes of ``send(_:)`` so far.
     public var deliveryCounts: KafkaDeliveryCounts { callbacks.counts }
 
+    /// The last librdkafka statistics, when `statisticsIntervalMilliseconds` is set.
+    package var lastStatistics: KafkaStatistics? { callbacks.statistics?.latest }
+
     /// Messages enqueued or in flight (`rd_kafka_outq_len`).
     public var pendingCount: Int {
         (try? handle.withPointer { Int(rd_kafka_outq_len($0)) }) ?? 0

@@ -23,6 +23,9 @@ final class KafkaStatisticsRecorder: Sendable {
         receivedBytes = Counter(label: "braid_kafka_received_bytes_total", dimensions: dimensions)
     }
 
+    /// The most recent statistics document, parsed.
+    var latest: KafkaStatistics? { previous.withLock { $0 } }
+
     /// Records one statistics JSON document (called on librdkafka's poll thread).
     func record(_ json: UnsafeRawBufferPointer) {
         guard let stats = KafkaStatistics.parse(json) else { return }
