@@ -169,7 +169,7 @@ let package = Package(
             swiftSettings: strictness),
         .testTarget(
             name: "BraidWorkerTests",
-            dependencies: ["BraidWorker", "BraidCore", "BraidRedis", "BraidTestSupport"],
+            dependencies: ["BraidWorker", "BraidCore", "BraidRedis", "BraidKafka", "BraidTestSupport"],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidContractTests",

@@ -121,4 +121,5 @@ public final class ChildProcess: Sendable {
 
 public struct ChildProcessError: Error, CustomStringConvertible {
     public let description: String
+    public init(description: String) { self.description = description }
 }

@@ -6,6 +6,7 @@
 /// - `<prefix>:{rank:<ranking>:<qdigest>}:refresh` — refresh-ahead deduplication marker
 /// - `<prefix>:{comp:<feed>:<type>:<sdigest>}:content` — a component's content (hash)
 /// - `<prefix>:{exp:<experiment>}:…` — team-draft aggregation of one experiment
+/// - `<prefix>:{dlq}:<topic>:<partition>:<offset>` — a request message already dead-lettered
 public struct CacheKeys: Sendable, Hashable {
     public let prefix: String
 
@@ -31,6 +32,12 @@ public struct CacheKeys: Sendable, Hashable {
     /// The hash tag of a component's keys (without braces), also the Kafka key of its requests.
     public static func componentTag(feed: String, type: ComponentType, scope: ComponentScope) -> String {
         "comp:\(feed):\(type.rawValue):\(QueryNormalizer.keyDigest(scope.canonical))"
+    }
+
+    /// Marks a request message as dead-lettered, so a redelivery after a crash does not
+    /// dead-letter it twice.
+    public func deadLetterMarker(topic: String, partition: Int32, offset: Int64) -> String {
+        "\(prefix):{dlq}:\(topic):\(partition):\(offset)"
     }
 
     public func experiment(_ experiment: String) -> ExperimentKeys {

@@ -27,7 +27,8 @@ public struct RequestPublisher: Sendable {
         try await producer.send(message(for: request))
     }
 
-    func message(for request: PrecomputeRequest) -> KafkaProducerMessage {
+    /// The Kafka message of a request: keyed by its cache key, valued by its wire JSON.
+    public func message(for request: PrecomputeRequest) -> KafkaProducerMessage {
         KafkaProducerMessage(topic: topic, key: Array(request.messageKey.utf8), value: Array(request.encoded()))
     }
 }

@@ -27,6 +27,7 @@ public final class PrecomputeWorker: Service, Sendable {
     private let consumer: KafkaConsumer
     private let deadLetters: DeadLetterPublisher
     private let processor: RequestProcessor
+    private var store: PrecomputeStore { processor.rankings.store }
     private let configuration: Configuration
     private let logger: Logger
     private let metrics = WorkerMetrics()
@@ -105,10 +106,17 @@ public final class PrecomputeWorker: Service, Sendable {
     private func deadLetter(_ message: KafkaConsumerMessage, failure: ProcessingFailure, attempts: Int) async -> Bool {
         var permanent = false
         if case .permanent = failure { permanent = true }
+        // Best effort both ways: with Redis down the letter is still sent (a duplicate dead
+        // letter is better than a lost request).
+        if (try? await store.wasDeadLettered(topic: message.topic, partition: message.partition, offset: message.offset)) == true {
+            logger.info("already dead-lettered before a redelivery", metadata: metadata(message, [:]))
+            return true
+        }
         var backoff = Duration.milliseconds(200)
         while true {
             do {
                 try await deadLetters.publish(message, reason: failure.reason, attempts: attempts)
+                try? await store.markDeadLettered(topic: message.topic, partition: message.partition, offset: message.offset)
                 metrics.deadLettered(permanent: permanent)
                 logger.notice("request dead-lettered", metadata: metadata(message, ["reason": "\(failure.reason)"]))
                 return true

@@ -1,0 +1,46 @@
+import BraidKafka
+import BraidTestSupport
+import Foundation
+
+/// An isolated world for `braid worker` processes: own topics, consumer group, Redis key
+/// prefix and corpus, on the servers `make test` started.
+struct WorkerFixture {
+    let requestsTopic = TestEnvironment.uniqueName("requests")
+    let deadLetterTopic = TestEnvironment.uniqueName("dlq")
+    let group = TestEnvironment.uniqueName("workers")
+    let keyPrefix = TestEnvironment.uniqueName("braid")
+    let corpus: URL
+    let brokers: String
+    let redisURL: String
+    let partitions: Int32 = 6
+
+    /// Creates the topics and seeds a corpus of `documents` recipes and `users` users.
+    init(documents: Int = 2_000, users: Int = 300) async throws {
+        brokers = try TestEnvironment.kafkaBrokers()
+        redisURL = try TestEnvironment.redisURL()
+        corpus = try TestEnvironment.runDirectory().appendingPathComponent("\(keyPrefix)-corpus.sqlite")
+        let admin = try KafkaAdmin(brokers: brokers)
+        _ = try await admin.createTopic(requestsTopic, partitions: partitions)
+        _ = try await admin.createTopic(deadLetterTopic, partitions: partitions)
+        let seeded = try BraidBinary.run(["seed", "--docs", "\(documents)", "--users", "\(users)", "--db", corpus.path])
+        guard seeded.status == 0 else { throw ChildProcessError(description: "braid seed failed: \(seeded.stderr)") }
+    }
+
+    /// The configuration of every process of this fixture, as environment overrides.
+    var environment: [String: String] {
+        [
+            "BRAID_REDIS_URL": redisURL, "BRAID_REDIS_KEY_PREFIX": keyPrefix,
+            "BRAID_KAFKA_BROKERS": brokers, "BRAID_KAFKA_REQUESTS_TOPIC": requestsTopic,
+            "BRAID_KAFKA_DEAD_LETTER_TOPIC": deadLetterTopic, "BRAID_KAFKA_CONSUMER_GROUP": group,
+            "BRAID_SEARCH_SQLITE_PATH": corpus.path, "BRAID_WORKER_METRICS_PORT": "0",
+            "BRAID_WORKER_RETRY_BACKOFF_MS": "50", "BRAID_LOGGING_LEVEL": "info",
+        ]
+    }
+
+    /// Starts `braid worker`; its log goes to the test run folder.
+    func startWorker(_ name: String) throws -> ChildProcess {
+        try ChildProcess(
+            BraidBinary.url.path, ["worker"], environment: environment,
+            log: try TestEnvironment.runDirectory().appendingPathComponent("\(keyPrefix)-\(name).log"))
+    }
+}
