@@ -8,7 +8,7 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Run one benchmark group (use `make bench`, which also measures the baselines).",
         subcommands: [
-            PlanBenchCommand.self,
+            PlanBenchCommand.self, RedisGetBenchCommand.self,
             KafkaProduceBenchCommand.self, KafkaConsumeBenchCommand.self,
         ])
 }
