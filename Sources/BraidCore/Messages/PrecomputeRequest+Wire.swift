@@ -107,22 +107,25 @@ extension PrecomputeRequest {
     }
 
     static func parseTime(_ text: String) throws(RequestValidationError) -> Date {
-        // RFC 3339 with a zone, fractional seconds optional (as the schema's pattern).
-        let plain = ISO8601DateFormatter()
-        plain.formatOptions = [.withInternetDateTime]
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        guard text.count <= 40, let date = plain.date(from: text) ?? fractional.date(from: text) else {
+        // RFC 3339 with a zone, fractional seconds optional (as the schema's pattern). Format
+        // styles, not ISO8601DateFormatter: creating a formatter costs ~180 µs on Linux, more
+        // than the rest of decoding a request.
+        guard text.count <= 40, let date = (try? TimeFormat.fractional.parse(text)) ?? (try? TimeFormat.whole.parse(text)) else {
             throw RequestValidationError("requested_at: must be an RFC 3339 time with a zone, e.g. 2026-11-22T10:00:00Z")
         }
         return date
     }
 
     static func formatTime(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        // The style truncates to milliseconds; half a millisecond more makes it round, so a
+        // parsed time (a binary fraction just below its decimal) formats back to itself.
+        TimeFormat.fractional.format(date.addingTimeInterval(0.0005))
     }
+}
+
+private enum TimeFormat {
+    static let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    static let whole = Date.ISO8601FormatStyle()
 }
 
 /// Typed access to a JSON object's fields with error messages naming the field's path.

@@ -49,9 +49,10 @@ public struct RankingSnapshot: Sendable, Hashable, Codable {
     }
 
     /// The version a request produces: its `requested_at` in milliseconds, so a retried or
-    /// replayed old request can never replace a newer snapshot.
+    /// replayed old request can never replace a newer snapshot. Rounded to the nearest
+    /// millisecond, the precision of the wire format (a parsed `.874` is `.87399…` in binary).
     public static func version(for requestedAt: Date) -> Int64 {
-        Int64((requestedAt.timeIntervalSince1970 * 1000).rounded(.down))
+        Int64((requestedAt.timeIntervalSince1970 * 1000).rounded())
     }
 }
 
