@@ -165,7 +165,7 @@ let package = Package(
             swiftSettings: strictness),
         .testTarget(
             name: "BraidCLITests",
-            dependencies: ["braid", "BraidCore", "BraidTestSupport"],
+            dependencies: ["braid", "BraidCore", "BraidKafka", "BraidTestSupport"],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidWorkerTests",

@@ -50,7 +50,7 @@ struct PublishCommand: AsyncParsableCommand {
         let progress = ProgressBar(name: "publish")
         for (index, request) in requests.enumerated() {
             try await publisher.send(request)
-            progress.update("sent", done: index + 1, total: requests.count)
+            if requests.count > 1 { progress.update("sent", done: index + 1, total: requests.count) }
         }
         await producer.shutdown()  // flushes: every delivery report is in after this
         progress.finish()

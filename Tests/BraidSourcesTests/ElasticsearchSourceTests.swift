@@ -113,13 +113,15 @@ struct ElasticsearchSourceTests {
 
     @Test func refusedConnectionIsUnavailable() async throws {
         // A port that was just free: nothing listens there, so the connection is refused.
-        // (AsyncHTTPClient retries connecting until the deadline, then reports the refusal.)
+        // AsyncHTTPClient retries connecting until the deadline and then reports either the
+        // refusal or the deadline, whichever its retry loop sees last (it varies with load);
+        // both are retriable and both answer 503 at the gateway.
         let server = try await TinyHTTPServer.start { _ in nil }
         let url = server.baseURL
         try await server.stop()
         let source = ElasticsearchSource(baseURL: url, index: "recipes", timeout: .seconds(1))
         let error = await #expect(throws: SearchSourceError.self) { try await source.search(SearchRequest(query: "rice")) }
-        #expect(error?.code == .unavailable)
+        #expect(error?.code == .unavailable || error?.code == .timeout, "\(String(describing: error))")
         #expect(error?.isRetriable == true)
     }
 
