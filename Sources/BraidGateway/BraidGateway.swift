@@ -1,2 +1,0 @@
-/// BraidGateway module (filled in by later issues).
-public enum BraidGateway {}

@@ -1,0 +1,33 @@
+import Hummingbird
+import Logging
+
+/// Turns every error into a JSON error response: ``GatewayError`` as it is, Hummingbird's
+/// own errors (unknown route, wrong method, oversized body) with their status, and anything
+/// else into a 500 that is logged — a bug, since bad input must never produce a 500.
+struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as GatewayError {
+            return JSONResponse.error(status: error.status, code: error.code, message: error.message)
+        } catch let error as any HTTPResponseError {
+            let status = error.status
+            let message = (error as? HTTPError)?.body ?? status.reasonPhrase
+            return JSONResponse.error(status: status, code: Self.code(for: status), message: message)
+        } catch {
+            context.logger.error("unhandled error", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            return JSONResponse.error(status: .internalServerError, code: "internal", message: "internal error")
+        }
+    }
+
+    static func code(for status: HTTPResponse.Status) -> String {
+        switch status {
+        case .notFound: "not_found"
+        case .methodNotAllowed: "method_not_allowed"
+        case .contentTooLarge: "payload_too_large"
+        case .unsupportedMediaType: "unsupported_media_type"
+        case .serviceUnavailable: "unavailable"
+        default: status.code < 500 ? "bad_request" : "internal"
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import BraidCore
+
+/// The validated query parameters of `GET /v1/search`.
+///
+/// Parsing is strict and names the offending parameter: a client sending `per_page=abc`
+/// learns why instead of silently getting 20 results.
+public struct SearchParameters: Sendable, Equatable {
+    public var query: String
+    public var perPage: Int
+    /// 1-based; meaningful only without a cursor.
+    public var page: Int
+    public var cursor: String?
+    public var ranking: String?
+    public var session: String?
+
+    public static let perPageRange = 1...100
+    public static let pageRange = 1...10_000
+    public static let maxQueryLength = 512
+
+    public init(query: String, perPage: Int, page: Int = 1, cursor: String? = nil, ranking: String? = nil, session: String? = nil) {
+        self.query = query
+        self.perPage = perPage
+        self.page = page
+        self.cursor = cursor
+        self.ranking = ranking
+        self.session = session
+    }
+
+    /// Parses raw query parameters (the first value of each name).
+    public static func parse(_ raw: [String: String], defaultPerPage: Int) throws(GatewayError) -> SearchParameters {
+        guard let query = raw["q"], query.contains(where: { !$0.isWhitespace }) else {
+            throw .badRequest("q is required and must not be blank", code: "invalid_parameter")
+        }
+        guard query.unicodeScalars.count <= maxQueryLength else {
+            throw .badRequest("q must be at most \(maxQueryLength) characters", code: "invalid_parameter")
+        }
+        let perPage = try integer(raw["per_page"], name: "per_page", range: perPageRange) ?? defaultPerPage
+        let page = try integer(raw["page"], name: "page", range: pageRange) ?? 1
+        let cursor = try text(raw["cursor"], name: "cursor", maxLength: 512)
+        let ranking = try text(raw["ranking"], name: "ranking", maxLength: 64)
+        if let ranking, !Names.isValid(ranking) {
+            throw .badRequest("ranking must be \(Names.rule)", code: "invalid_parameter")
+        }
+        let session = try text(raw["session"], name: "session", maxLength: 128)
+        return SearchParameters(query: query, perPage: perPage, page: page, cursor: cursor, ranking: ranking, session: session)
+    }
+
+    static func integer(_ raw: String?, name: String, range: ClosedRange<Int>) throws(GatewayError) -> Int? {
+        guard let raw else { return nil }
+        guard let value = Int(raw), range.contains(value) else {
+            throw .badRequest("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)", code: "invalid_parameter")
+        }
+        return value
+    }
+
+    static func text(_ raw: String?, name: String, maxLength: Int) throws(GatewayError) -> String? {
+        guard let raw else { return nil }
+        guard !raw.isEmpty, raw.unicodeScalars.count <= maxLength else {
+            throw .badRequest("\(name) must be 1 to \(maxLength) characters", code: "invalid_parameter")
+        }
+        return raw
+    }
+
+}
