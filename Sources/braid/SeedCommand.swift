@@ -34,9 +34,11 @@ struct SeedCommand: AsyncParsableCommand {
         let started = ContinuousClock.now
         if docs != nil || importFile == nil {
             let generator = CorpusGenerator(seed: seed, documents: docs ?? 10_000, users: users)
-            let printer = ProgressPrinter(interactive: isatty(STDERR_FILENO) == 1)
-            let summary = try await CorpusWriter.seed(generator, path: path, progress: printer.report)
-            printer.finish()
+            let bar = ProgressBar(name: "seed")
+            let summary = try await CorpusWriter.seed(generator, path: path) { progress in
+                bar.update(progress.phase.rawValue, done: progress.done, total: progress.total)
+            }
+            bar.finish()
             print("seeded \(summary.recipes) recipes and \(summary.users) users into \(path) in \(Self.seconds(since: started)) s")
         }
         if let importFile {
@@ -57,43 +59,5 @@ struct SeedCommand: AsyncParsableCommand {
         let elapsed = ContinuousClock.now - start
         let milliseconds = elapsed.components.seconds * 1_000 + elapsed.components.attoseconds / 1_000_000_000_000_000
         return String(Double(milliseconds) / 1_000)
-    }
-}
-
-/// Progress on stderr: a redrawn bar on a terminal, a few plain lines in logs and pipes.
-private final class ProgressPrinter: Sendable {
-    private let interactive: Bool
-    /// Last (phase, step) printed, so a line is written only when something visible changes.
-    private let last = Mutex<(phase: String, step: Int)>(("", -1))
-
-    init(interactive: Bool) { self.interactive = interactive }
-
-    func report(_ progress: CorpusWriter.Progress) {
-        let fraction = progress.total > 0 ? Double(progress.done) / Double(progress.total) : 1
-        // A bar has 40 steps; log lines are written at each quarter.
-        let step = Int(fraction * (interactive ? 40 : 4))
-        let changed = last.withLock { last in
-            guard last.phase != progress.phase.rawValue || last.step != step else { return false }
-            last = (progress.phase.rawValue, step)
-            return true
-        }
-        guard changed else { return }
-        let label = "\(progress.phase.rawValue) \(progress.done)/\(progress.total)"
-        if interactive {
-            let bar = String(repeating: "#", count: step) + String(repeating: " ", count: 40 - step)
-            SeedCommand.warnInline("\r[\(bar)] \(Int(fraction * 100))% \(label)   ")
-        } else {
-            SeedCommand.warn("seed: \(label)")
-        }
-    }
-
-    func finish() {
-        if interactive { SeedCommand.warnInline("\n") }
-    }
-}
-
-extension SeedCommand {
-    static func warnInline(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
     }
 }
