@@ -51,8 +51,8 @@ public final class PrecomputeWorker: Service, Sendable {
         let dispatcher = LaneDispatcher(limit: configuration.concurrency)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                // Returns on graceful shutdown, or throws when the group is cancelled below.
-                try? await gracefulShutdown()
+                // Cancelled instead: the sequence has ended and the consumer is closed below.
+                do { try await gracefulShutdown() } catch { return }
                 self.stopping.store(true, ordering: .relaxed)
                 self.logger.info("stopping: finishing in-flight requests, then committing and leaving the group")
                 await self.consumer.close()
@@ -122,7 +122,7 @@ public final class PrecomputeWorker: Service, Sendable {
                 return true
             } catch {
                 logger.error("cannot publish to the dead-letter topic", metadata: metadata(message, ["error": "\(error)"]))
-                guard !stopping.load(ordering: .relaxed) else { return false }
+                guard !stopping.load(ordering: .relaxed), !Task.isCancelled else { return false }
                 try? await Task.sleep(for: backoff)
                 backoff = min(backoff * 2, .seconds(5))
             }

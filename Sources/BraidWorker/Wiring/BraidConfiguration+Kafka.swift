@@ -8,7 +8,9 @@ extension BraidConfiguration.KafkaSection {
         configuration.clientID = clientID
         configuration.sessionTimeoutMilliseconds = sessionTimeoutMs
         configuration.heartbeatIntervalMilliseconds = heartbeatIntervalMs
-        configuration.properties = properties
+        // Requests are small and slow to process: small fetches interleave partitions finely,
+        // so one partition's backlog does not arrive as one long run.
+        configuration.properties = ["max.partition.fetch.bytes": "65536"].merging(properties) { _, configured in configured }
         return configuration
     }
 
