@@ -155,13 +155,13 @@ let package = Package(
         // Test helpers: where the servers that `make test` started are listening.
         .target(
             name: "BraidTestSupport",
-            dependencies: ["BraidRedis"],
+            dependencies: ["BraidRedis", "BraidKafka"],
             path: "Tests/BraidTestSupport",
             swiftSettings: strictness),
 
         .testTarget(
             name: "BraidCoreTests",
-            dependencies: ["BraidCore"],
+            dependencies: ["BraidCore", "BraidTestSupport"],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidCLITests",
@@ -170,6 +170,15 @@ let package = Package(
         .testTarget(
             name: "BraidWorkerTests",
             dependencies: ["BraidWorker", "BraidCore", "BraidRedis", "BraidKafka", "BraidTestSupport"],
+            swiftSettings: strictness),
+        .testTarget(
+            name: "BraidGatewayTests",
+            dependencies: [
+                "BraidGateway", "BraidWorker", "BraidCore", "BraidRedis", "BraidKafka", "BraidSources", "BraidRuntime",
+                "BraidTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidContractTests",

@@ -3,7 +3,8 @@
 # locally on its embedded defaults. Ctrl-C or SIGTERM stops everything it started.
 #
 # Ports (environment): BRAID_REDIS_PORT (6379), BRAID_KAFKA_PORT (9092),
-# BRAID_WORKER_METRICS_PORT (9464), BRAID_PARTITIONS (6, partitions of every topic).
+# BRAID_WORKER_METRICS_PORT (9464), BRAID_GATEWAY_PORT (8080), BRAID_PARTITIONS (6,
+# partitions of every topic).
 # BRAID_DOCS (20000): recipes of the demo corpus, seeded on first run into .run/local/.
 set -euo pipefail
 BRAID_SCRIPT=run
@@ -14,6 +15,7 @@ redis_port="${BRAID_REDIS_PORT:-6379}"
 kafka_port="${BRAID_KAFKA_PORT:-9092}"
 partitions="${BRAID_PARTITIONS:-6}"
 metrics_port="${BRAID_WORKER_METRICS_PORT:-9464}"
+gateway_port="${BRAID_GATEWAY_PORT:-8080}"
 docs="${BRAID_DOCS:-20000}"
 
 "$BRAID_ROOT/Deploy/local/bootstrap.sh"
@@ -21,6 +23,7 @@ docs="${BRAID_DOCS:-20000}"
 braid_require_free_port "$redis_port" redis-server
 braid_require_free_port "$kafka_port" "the Kafka broker"
 braid_require_free_port "$metrics_port" "the worker's /metrics"
+braid_require_free_port "$gateway_port" "the gateway"
 
 swift build -c release --product braid
 braid="$(swift build -c release --show-bin-path)/braid"
@@ -49,7 +52,7 @@ braid_start_broker "$kafka_port" "$partitions"
 export BRAID_REDIS_URL="redis://127.0.0.1:$redis_port"
 export BRAID_KAFKA_BROKERS="127.0.0.1:$kafka_port"
 
-export BRAID_WORKER_METRICS_PORT="$metrics_port"
+export BRAID_WORKER_METRICS_PORT="$metrics_port" BRAID_GATEWAY_PORT="$gateway_port"
 export BRAID_SEARCH_SQLITE_PATH="${BRAID_SEARCH_SQLITE_PATH:-$BRAID_RUN_DIR/corpus.sqlite}"
 
 if [ ! -f "$BRAID_SEARCH_SQLITE_PATH" ]; then
@@ -60,16 +63,31 @@ fi
 service_pids+=($!)
 braid_log "worker started (pid ${service_pids[-1]}, log $BRAID_RUN_DIR/worker.log, metrics http://127.0.0.1:$metrics_port/metrics)"
 
-# Demo content: snapshots for a few queries and home-feed components for a few users.
+"$braid" gateway >>"$BRAID_RUN_DIR/gateway.log" 2>&1 &
+service_pids+=($!)
+braid_log "gateway started (pid ${service_pids[-1]}, log $BRAID_RUN_DIR/gateway.log)"
+
+# Demo content: snapshots for a few queries and feed components for a few users.
 for query in "curry rice" "カレー" "chicken" "miso soup" "pasta" "cake"; do
   "$braid" publish --ranking featured --query "$query" >/dev/null
 done
 for user in u1 u2 u3; do
-  "$braid" publish --feed home --type recommended_recipes --user "$user" >/dev/null
+  for type in recommended_recipes followed_authors_new; do
+    "$braid" publish --feed home --type "$type" --user "$user" >/dev/null
+  done
 done
+"$braid" publish --feed home --type popular_in_category --category dessert >/dev/null
+"$braid" publish --feed home --type carousel --segment all >/dev/null
+"$braid" publish --feed home --type new_arrivals --segment all >/dev/null
 braid_log "published demo requests; see them with: redis-cli -p $redis_port --scan --pattern 'braid:*'"
 
-braid_log "running: Redis at $BRAID_REDIS_URL, Kafka at $BRAID_KAFKA_BROKERS; Ctrl-C stops everything"
+until curl -sf "http://127.0.0.1:$gateway_port/healthz" >/dev/null; do
+  kill -0 "${service_pids[-1]}" 2>/dev/null || braid_die "the gateway exited; see $BRAID_RUN_DIR/gateway.log"
+  sleep 0.2
+done
+braid_log "running: gateway at http://127.0.0.1:$gateway_port, Redis at $BRAID_REDIS_URL, Kafka at $BRAID_KAFKA_BROKERS"
+braid_log "try: curl 'http://127.0.0.1:$gateway_port/v1/search?q=curry+rice&per_page=5'"
+braid_log "Ctrl-C stops everything"
 # Wait for a signal, or for a service to die (then stop the rest).
 while :; do
   sleep 1 &

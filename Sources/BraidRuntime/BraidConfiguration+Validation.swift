@@ -7,7 +7,7 @@ extension BraidConfiguration {
         func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
         guard redis.poolSize >= 1 else { throw fail("redis.pool_size must be at least 1") }
         guard redis.commandTimeoutMs >= 1 else { throw fail("redis.command_timeout_ms must be at least 1") }
-        guard (1...65_535).contains(gateway.port) else { throw fail("gateway.port must be 1-65535") }
+        guard (0...65_535).contains(gateway.port) else { throw fail("gateway.port must be 0-65535 (0: any free port)") }
         guard (0...65_535).contains(worker.metricsPort) else { throw fail("worker.metrics_port must be 0-65535 (0: any free port)") }
         guard (1...10_000).contains(worker.componentItems) else { throw fail("worker.component_items must be 1-10000") }
         guard worker.concurrency >= 1 else { throw fail("worker.concurrency must be at least 1") }
@@ -25,16 +25,19 @@ extension BraidConfiguration {
             guard (1...1000).contains(ranking.size) else { throw fail("rankings.\(name).size must be 1-1000") }
             guard ranking.ttlSeconds >= 60 else { throw fail("rankings.\(name).ttl_seconds must be at least 60") }
         }
-        guard rankings[interleaving.ranking] != nil else {
-            throw fail("interleaving.ranking names '\(interleaving.ranking)', which is not under rankings")
-        }
-        guard ["pattern", "team_draft"].contains(interleaving.mode) else { throw fail("interleaving.mode must be pattern or team_draft") }
+        guard (1...10_000).contains(gateway.batchTimeoutMs) else { throw fail("gateway.batch_timeout_ms must be 1-10000") }
         guard ["inline", "async"].contains(interleaving.missPolicy) else { throw fail("interleaving.miss_policy must be inline or async") }
-        guard interleaving.start >= 0 else { throw fail("interleaving.start must not be negative") }
-        if let maxDocs = interleaving.maxDocs, maxDocs < 0 { throw fail("interleaving.max_docs must not be negative") }
-        let letters = Set(interleaving.pattern)
-        guard !interleaving.pattern.isEmpty, letters.isSubset(of: ["A", "B"]), letters.count == 2 else {
-            throw fail("interleaving.pattern must use only A and B, and both, e.g. AB or AAB")
+        try validateInterleaving(
+            "interleaving", ranking: interleaving.ranking, start: interleaving.start, maxDocs: interleaving.maxDocs,
+            pattern: interleaving.pattern, mode: interleaving.mode)
+        if !interleaving.arms.isEmpty {
+            guard interleaving.arms.map(\.weight).reduce(0, +) == 100 else { throw fail("interleaving.arms: weights must sum to 100") }
+            for arm in interleaving.arms {
+                guard Names.isValid(arm.name) else { throw fail("interleaving.arms: an arm name must be \(Names.rule)") }
+                try validateInterleaving(
+                    "interleaving.arms.\(arm.name)", ranking: arm.ranking ?? interleaving.ranking, start: arm.start ?? interleaving.start,
+                    maxDocs: arm.maxDocs ?? interleaving.maxDocs, pattern: arm.pattern ?? interleaving.pattern, mode: arm.mode ?? interleaving.mode)
+            }
         }
         for (name, feed) in feeds {
             guard Names.isValid(name) else { throw fail("feeds.\(name): a feed name must be \(Names.rule)") }
@@ -58,6 +61,20 @@ extension BraidConfiguration {
                     throw fail("feeds.\(name).variants.\(variant.name) lists '\(id)', which is not under feeds.\(name).components")
                 }
             }
+        }
+    }
+
+    private func validateInterleaving(
+        _ path: String, ranking: String, start: Int, maxDocs: Int?, pattern: String, mode: String
+    ) throws(ConfigurationError) {
+        func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
+        guard rankings[ranking] != nil else { throw fail("\(path).ranking names '\(ranking)', which is not under rankings") }
+        guard ["pattern", "team_draft"].contains(mode) else { throw fail("\(path).mode must be pattern or team_draft") }
+        guard start >= 0 else { throw fail("\(path).start must not be negative") }
+        if let maxDocs, maxDocs < 0 { throw fail("\(path).max_docs must not be negative") }
+        let letters = Set(pattern)
+        guard !pattern.isEmpty, letters.isSubset(of: ["A", "B"]), letters.count == 2 else {
+            throw fail("\(path).pattern must use only A and B, and both, e.g. AB or AAB")
         }
     }
 }

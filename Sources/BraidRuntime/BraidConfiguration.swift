@@ -87,7 +87,35 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var mode = "pattern"
         /// What a request does when no snapshot exists: `inline` or `async`.
         public var missPolicy = "inline"
+        /// Experiment arms: each overrides some of the fields above for a share of sessions
+        /// (stable hash of `session`). Empty: every request uses the fields above.
+        public var arms: [ArmSection] = []
         public init() {}
+    }
+
+    /// One experiment arm of the interleaving; omitted fields keep the section's values.
+    public struct ArmSection: Codable, Sendable, Equatable {
+        public var name: String
+        /// Share of sessions, in percent; the weights of all arms sum to 100.
+        public var weight: Int
+        public var ranking: String?
+        public var start: Int?
+        public var maxDocs: Int?
+        public var pattern: String?
+        public var mode: String?
+
+        public init(
+            name: String, weight: Int, ranking: String? = nil, start: Int? = nil, maxDocs: Int? = nil,
+            pattern: String? = nil, mode: String? = nil
+        ) {
+            self.name = name
+            self.weight = weight
+            self.ranking = ranking
+            self.start = start
+            self.maxDocs = maxDocs
+            self.pattern = pattern
+            self.mode = mode
+        }
     }
 
     public struct GatewaySection: Codable, Sendable, Equatable {
@@ -99,6 +127,8 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var nearCacheBytes = 64 << 20
         public var liveTimeoutMs = 1_000
         public var defaultPerPage = 20
+        /// Default deadline of each component in a batchGet; a slower one comes back pending.
+        public var batchTimeoutMs = 250
         public init() {}
     }
 

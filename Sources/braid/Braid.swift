@@ -10,6 +10,7 @@ struct Braid: AsyncParsableCommand {
         subcommands: [
             VersionCommand.self,
             PlanCommand.self,
+            GatewayCommand.self,
             WorkerCommand.self,
             PublishCommand.self,
             OpsCommand.self,

@@ -1,3 +1,4 @@
+import BraidTestSupport
 @testable import BraidCore
 import Testing
 

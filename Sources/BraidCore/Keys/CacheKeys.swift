@@ -5,6 +5,7 @@
 /// - `<prefix>:{rank:<ranking>:<qdigest>}:v:<version>` — one immutable snapshot
 /// - `<prefix>:{rank:<ranking>:<qdigest>}:refresh` — refresh-ahead deduplication marker
 /// - `<prefix>:{comp:<feed>:<type>:<sdigest>}:content` — a component's content (hash)
+/// - `<prefix>:{comp:<feed>:<type>:<sdigest>}:requested` — materialize-request deduplication marker
 /// - `<prefix>:{exp:<experiment>}:…` — team-draft aggregation of one experiment
 /// - `<prefix>:{dlq}:<topic>:<partition>:<offset>` — a request message already dead-lettered
 public struct CacheKeys: Sendable, Hashable {
@@ -22,6 +23,11 @@ public struct CacheKeys: Sendable, Hashable {
 
     public func component(feed: String, type: ComponentType, scope: ComponentScope) -> String {
         "\(prefix):{\(Self.componentTag(feed: feed, type: type, scope: scope))}:content"
+    }
+
+    /// Set while a materialize request for this component is outstanding (deduplication).
+    public func componentRequestMarker(feed: String, type: ComponentType, scope: ComponentScope) -> String {
+        "\(prefix):{\(Self.componentTag(feed: feed, type: type, scope: scope))}:requested"
     }
 
     /// The hash tag of a ranking's keys (without braces), also the Kafka key of its requests.

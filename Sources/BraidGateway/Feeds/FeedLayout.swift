@@ -63,16 +63,9 @@ public struct FeedLayout: Sendable, Encodable, Equatable {
         return FeedLayout(feed: name, user: user, bucket: variant.name, components: components)
     }
 
-    /// Walks the variants' cumulative weights; a bucket past the last weight (weights
-    /// summing to less than 100) falls back to the first variant.
+    /// The variant of the user's stable bucket (weights sum to 100 after validation).
     static func variant(of definition: BraidConfiguration.FeedSection, for user: String, feed: String) -> BraidConfiguration.VariantSection {
-        let bucket = Bucketing.bucket(of: user, salt: "feed:\(feed)")
-        var upper = 0
-        for variant in definition.variants {
-            upper += variant.weight
-            if bucket < upper { return variant }
-        }
-        return definition.variants[0]
+        Bucketing.pick(definition.variants, bucket: Bucketing.bucket(of: user, salt: "feed:\(feed)"), weight: \.weight)!
     }
 
     static func percentEncoded(_ text: String) -> String {

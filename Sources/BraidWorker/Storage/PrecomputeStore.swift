@@ -50,10 +50,16 @@ public struct PrecomputeStore: Sendable {
 
     /// One snapshot version, or nil when it has expired (or never existed).
     public func snapshot(ranking: String, query: String, version: Int64) async throws -> RankingSnapshot? {
+        try await storedSnapshot(ranking: ranking, query: query, version: version)?.snapshot
+    }
+
+    /// One snapshot version with the size of its stored JSON (what an in-process cache of
+    /// snapshots accounts for), or nil when it has expired or never existed.
+    public func storedSnapshot(ranking: String, query: String, version: Int64) async throws -> (snapshot: RankingSnapshot, bytes: Int)? {
         let key = keys.ranking(ranking, query: query).version(version)
         guard let buffer = try await redis.get(key) else { return nil }
         do {
-            return try RankingSnapshot.decode(Data(buffer: buffer))
+            return (try RankingSnapshot.decode(Data(buffer: buffer)), buffer.readableBytes)
         } catch {
             throw StoredValueError(key: key, reason: "not a snapshot: \(error)")
         }

@@ -1,21 +1,20 @@
 import BraidKafka
-import BraidTestSupport
 import Foundation
 
 /// An isolated world for `braid worker` processes: own topics, consumer group, Redis key
 /// prefix and corpus, on the servers `make test` started.
-struct WorkerFixture {
-    let requestsTopic = TestEnvironment.uniqueName("requests")
-    let deadLetterTopic = TestEnvironment.uniqueName("dlq")
-    let group = TestEnvironment.uniqueName("workers")
-    let keyPrefix = TestEnvironment.uniqueName("braid")
-    let corpus: URL
-    let brokers: String
-    let redisURL: String
-    let partitions: Int32 = 6
+public struct WorkerFixture: Sendable {
+    public let requestsTopic = TestEnvironment.uniqueName("requests")
+    public let deadLetterTopic = TestEnvironment.uniqueName("dlq")
+    public let group = TestEnvironment.uniqueName("workers")
+    public let keyPrefix = TestEnvironment.uniqueName("braid")
+    public let corpus: URL
+    public let brokers: String
+    public let redisURL: String
+    public let partitions: Int32 = 6
 
     /// Creates the topics and seeds a corpus of `documents` recipes and `users` users.
-    init(documents: Int = 2_000, users: Int = 300) async throws {
+    public init(documents: Int = 2_000, users: Int = 300) async throws {
         brokers = try TestEnvironment.kafkaBrokers()
         redisURL = try TestEnvironment.redisURL()
         corpus = try TestEnvironment.runDirectory().appendingPathComponent("\(keyPrefix)-corpus.sqlite")
@@ -27,7 +26,7 @@ struct WorkerFixture {
     }
 
     /// The configuration of every process of this fixture, as environment overrides.
-    var environment: [String: String] {
+    public var environment: [String: String] {
         [
             "BRAID_REDIS_URL": redisURL, "BRAID_REDIS_KEY_PREFIX": keyPrefix,
             "BRAID_KAFKA_BROKERS": brokers, "BRAID_KAFKA_REQUESTS_TOPIC": requestsTopic,
@@ -38,7 +37,7 @@ struct WorkerFixture {
     }
 
     /// Starts `braid worker`; its log goes to the test run folder.
-    func startWorker(_ name: String) throws -> ChildProcess {
+    public func startWorker(_ name: String) throws -> ChildProcess {
         try ChildProcess(
             BraidBinary.url.path, ["worker"], environment: environment,
             log: try TestEnvironment.runDirectory().appendingPathComponent("\(keyPrefix)-\(name).log"))

@@ -1,0 +1,145 @@
+import BraidCore
+import BraidRuntime
+import Foundation
+import Hummingbird
+
+/// The gateway's HTTP surface (`Schemas/openapi.yaml`): thin handlers that parse, call a
+/// service, and encode. Every failure leaves as a JSON error.
+public struct GatewayRoutes: Sendable {
+    public let search: SearchService
+    public let components: ComponentService
+    public let readiness: Readiness
+    public let defaultPerPage: Int
+    public let batchTimeout: Duration
+
+    public init(search: SearchService, components: ComponentService, readiness: Readiness, defaultPerPage: Int, batchTimeout: Duration) {
+        self.search = search
+        self.components = components
+        self.readiness = readiness
+        self.defaultPerPage = defaultPerPage
+        self.batchTimeout = batchTimeout
+    }
+
+    /// Largest accepted request body (a batchGet of 20 names is well under 4 KiB).
+    static let maxBodyBytes = 64 * 1024
+
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: HTTPMetricsMiddleware())
+        router.add(middleware: JSONErrorMiddleware())
+        router.get("/v1/search") { request, _ in
+            let parameters = try SearchParameters.parse(try QueryString.parse(request.uri.query), defaultPerPage: defaultPerPage)
+            return try JSONResponse.encode(try await search.page(parameters))
+        }
+        router.get("/v1/feeds/:feed") { request, context in
+            let query = try QueryString.parse(request.uri.query)
+            let feed = try Self.name(context, "feed")
+            return try JSONResponse.encode(try components.layout(feed: feed, user: try Self.user(query["user"])))
+        }
+        router.get("/v1/feeds/:feed/components/:component") { request, context in
+            let query = try QueryString.parse(request.uri.query)
+            let content = try await components.content(
+                feed: try Self.name(context, "feed"), component: try Self.name(context, "component"),
+                user: try Self.user(query["user"]), cursor: try SearchParameters.text(query["cursor"], name: "cursor", maxLength: 512))
+            return try Self.conditional(content, ifNoneMatch: request.headers[.ifNoneMatch])
+        }
+        router.post("/v1/feeds/:feed/components:batchGet") { request, context in
+            let feed = try Self.name(context, "feed")
+            let body = try await Self.decode(BatchGetBody.self, from: request)
+            let user = try Self.user(body.user)
+            guard (1...20).contains(body.components.count) else { throw GatewayError.badRequest("components must list 1 to 20 names", code: "invalid_body") }
+            for name in body.components where !Names.isValid(name) {
+                throw GatewayError.badRequest("component names must be \(Names.rule)", code: "invalid_body")
+            }
+            if let timeout = body.timeoutMs, !(1...10_000).contains(timeout) {
+                throw GatewayError.badRequest("timeout_ms must be 1 to 10000", code: "invalid_body")
+            }
+            let timeout = body.timeoutMs.map { Duration.milliseconds($0) } ?? batchTimeout
+            let contents = try await components.batch(feed: feed, components: body.components, user: user, timeout: timeout)
+            return try JSONResponse.encode(["components": contents])
+        }
+        router.get("/healthz") { _, _ in try JSONResponse.encode(Readiness.Report(status: .ok, checks: [:])) }
+        router.get("/readyz") { _, _ in
+            let report = await readiness.check()
+            return try JSONResponse.encode(report, status: report.status == .ok ? .ok : .serviceUnavailable)
+        }
+        router.get("/metrics") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: Observability.prometheusText())))
+        }
+        return router
+    }
+
+    struct BatchGetBody: Decodable {
+        var user: String?
+        var components: [String]
+        var timeoutMs: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case user, components
+            case timeoutMs = "timeout_ms"
+        }
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: maxBodyBytes)
+        } catch {
+            throw GatewayError(.contentTooLarge, code: "payload_too_large", "the body must be at most \(maxBodyBytes) bytes")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+        } catch let error as DecodingError {
+            throw GatewayError.badRequest("the body is not valid: \(Self.describe(error))", code: "invalid_body")
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            return path.isEmpty ? "" : " at \(path)"
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing \(key.stringValue)\(path(context))"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "wrong type\(path(context))"
+        case .dataCorrupted(let context): return context.codingPath.isEmpty ? "not JSON" : "bad value\(path(context))"
+        @unknown default: return "\(error)"
+        }
+    }
+
+    static func name(_ context: BasicRequestContext, _ parameter: String) throws(GatewayError) -> String {
+        let value = context.parameters.get(parameter) ?? ""
+        guard Names.isValid(value) else { throw .notFound("\(parameter) '\(value)' does not exist (names are \(Names.rule))") }
+        return value
+    }
+
+    static func user(_ raw: String?) throws(GatewayError) -> String {
+        guard let raw, (1...128).contains(raw.unicodeScalars.count), raw.contains(where: { !$0.isWhitespace }) else {
+            throw .badRequest("user is required (1 to 128 characters)", code: "invalid_parameter")
+        }
+        return raw
+    }
+
+    /// 304 when the client already has this content (If-None-Match holds its ETag).
+    static func conditional(_ content: ComponentContentResponse, ifNoneMatch: String?) throws -> Response {
+        guard let hash = content.stateHash else { return try JSONResponse.encode(content) }
+        let etag = "\"\(hash)\""
+        let headers: HTTPFields = [.eTag: etag]
+        if let ifNoneMatch, ETag.matches(ifNoneMatch, etag: etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        return try JSONResponse.encode(content, headers: headers)
+    }
+}
+
+enum ETag {
+    /// RFC 9110 weak comparison against a comma-separated If-None-Match list (or `*`).
+    static func matches(_ header: String, etag: String) -> Bool {
+        header.split(separator: ",").contains { candidate in
+            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import BraidCore
+import BraidSources
+
+/// Fills a planned page with documents: pure, so the one place where positions meet
+/// documents is tested without servers.
+enum PageAssembler {
+    /// The live total as far as this page can tell: a backend returning fewer hits than it
+    /// asked for has run out, whatever total it reported, so the list ends there instead of
+    /// leaving holes in positions.
+    static func effectiveTotal(reported: Int, from: Int, requested: Int, received: Int) -> Int {
+        if received < requested { return min(reported, from + received) }
+        // A page with no A slot asks for nothing: the reported total is all it learns.
+        return requested == 0 ? reported : max(reported, from + received)
+    }
+
+    /// Items of `plan`. `hits` are A's documents from index `hitsFrom` on; `documents` are B's
+    /// placed documents (the snapshot's first m).
+    static func items(
+        plan: PagePlan, hits: [SearchHit], hitsFrom: Int, documents: [RankingSnapshot.Document]
+    ) -> [SearchPage.Item] {
+        plan.slots.compactMap { slot in
+            switch slot.team {
+            case .a:
+                let index = slot.index - hitsFrom
+                guard hits.indices.contains(index) else { return nil }
+                let hit = hits[index]
+                return SearchPage.Item(id: hit.id, position: slot.position, team: .a, source: .live, score: hit.score, fields: hit.fields)
+            case .b:
+                guard documents.indices.contains(slot.index) else { return nil }
+                let document = documents[slot.index]
+                return SearchPage.Item(
+                    id: document.id, position: slot.position, team: .b, source: .cached, score: document.score, fields: document.fields)
+            }
+        }
+    }
+}

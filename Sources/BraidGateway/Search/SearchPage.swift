@@ -1,0 +1,113 @@
+import BraidCore
+
+/// The body of `GET /v1/search` (`SearchPage` in `Schemas/openapi.yaml`).
+public struct SearchPage: Sendable, Encodable, Equatable {
+    public struct Item: Sendable, Encodable, Equatable {
+        public enum Source: String, Sendable, Encodable {
+            case live
+            case cached
+        }
+
+        public var id: String
+        /// Global, 0-based position in the interleaved list.
+        public var position: Int
+        public var team: Team
+        public var source: Source
+        public var score: Double
+        /// Display fields of the document, flattened into the item.
+        public var fields: [String: JSONValue]
+
+        public init(id: String, position: Int, team: Team, source: Source, score: Double, fields: [String: JSONValue]) {
+            self.id = id
+            self.position = position
+            self.team = team
+            self.source = source
+            self.score = score
+            self.fields = fields
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: FieldKey.self)
+            // Fields first, so a document field named like a reserved key cannot replace it.
+            for (name, value) in fields where !Self.reserved.contains(name) {
+                try container.encode(value, forKey: FieldKey(name))
+            }
+            try container.encode(id, forKey: FieldKey("id"))
+            try container.encode(position, forKey: FieldKey("position"))
+            try container.encode(team, forKey: FieldKey("team"))
+            try container.encode(source, forKey: FieldKey("source"))
+            try container.encode(score, forKey: FieldKey("score"))
+        }
+
+        static let reserved: Set<String> = ["id", "position", "team", "source", "score"]
+    }
+
+    public struct Interleaving: Sendable, Encodable, Equatable {
+        /// Nil when the page is live-only.
+        public var ranking: String?
+        /// Snapshot version of B; nil when the page is live-only.
+        public var snapshot: Int64?
+        public var start: Int
+        public var pattern: String
+        public var mode: String
+        public var maxDocs: Int?
+        /// The experiment arm of the session.
+        public var arm: String
+
+        enum CodingKeys: String, CodingKey {
+            case ranking, snapshot, start, pattern, mode, arm
+            case maxDocs = "max_docs"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(ranking, forKey: .ranking)
+            try container.encode(snapshot, forKey: .snapshot)
+            try container.encode(start, forKey: .start)
+            try container.encode(pattern, forKey: .pattern)
+            try container.encode(mode, forKey: .mode)
+            try container.encode(maxDocs, forKey: .maxDocs)
+            try container.encode(arm, forKey: .arm)
+        }
+    }
+
+    public var query: String
+    /// 1-based page number (offset ÷ per_page + 1).
+    public var page: Int
+    public var perPage: Int
+    public var items: [Item]
+    /// Nil on the last page.
+    public var nextCursor: String?
+    /// Length of the whole interleaved list, when the live total is known.
+    public var total: Int?
+    public var interleaving: Interleaving
+    /// True when Redis could not be reached and the page is live-only.
+    public var degraded: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case query, page, items, total, interleaving, degraded
+        case perPage = "per_page"
+        case nextCursor = "next_cursor"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(query, forKey: .query)
+        try container.encode(page, forKey: .page)
+        try container.encode(perPage, forKey: .perPage)
+        try container.encode(items, forKey: .items)
+        // Explicit nulls: the contract says the key is present and null on the last page.
+        try container.encode(nextCursor, forKey: .nextCursor)
+        try container.encode(total, forKey: .total)
+        try container.encode(interleaving, forKey: .interleaving)
+        try container.encode(degraded, forKey: .degraded)
+    }
+}
+
+struct FieldKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}

@@ -1,0 +1,179 @@
+import BraidCore
+import BraidRedis
+import BraidSources
+import Foundation
+import Logging
+import Metrics
+
+/// Builds pages of `GET /v1/search`: plans the page (BraidCore), fetches B's snapshot and
+/// A's range, and pins the session to that snapshot through the next cursor.
+public struct SearchService: Sendable {
+    public let arms: ArmSelector
+    public let snapshots: SnapshotReader
+    public let misses: SnapshotMisses
+    public let source: any SearchSource
+    public let codec: CursorCodec
+    public let cursorTTLSeconds: Int
+    public let liveTimeout: Duration
+    let logger: Logger
+
+    public init(
+        arms: ArmSelector, snapshots: SnapshotReader, misses: SnapshotMisses, source: any SearchSource,
+        codec: CursorCodec, cursorTTLSeconds: Int, liveTimeout: Duration, logger: Logger
+    ) {
+        self.arms = arms
+        self.snapshots = snapshots
+        self.misses = misses
+        self.source = source
+        self.codec = codec
+        self.cursorTTLSeconds = cursorTTLSeconds
+        self.liveTimeout = liveTimeout
+        self.logger = logger
+    }
+
+    /// Where a page starts and what it is pinned to: from a cursor, or from `page`/`per_page`.
+    struct Position {
+        var offset: Int
+        var size: Int
+        var seed: UInt64
+        /// Nil: page 1 of a session (or classic pagination), which uses the current snapshot.
+        var pinned: Cursor?
+    }
+
+    /// B for one page, and whether Redis trouble made the page live-only.
+    struct SecondaryRanking {
+        var snapshot: RankingSnapshot?
+        /// The version the next cursor pins (may be set while `snapshot` is nil: a pinned
+        /// session that hit a Redis outage resumes interleaving when Redis is back).
+        var pinnedVersion: Int64?
+        var degraded = false
+        /// Old enough to ask the workers for a newer one.
+        var stale = false
+    }
+
+    public func page(_ parameters: SearchParameters, now: Date = Date()) async throws(GatewayError) -> SearchPage {
+        let arm = try arms.arm(session: parameters.session, ranking: parameters.ranking)
+        let query = QueryNormalizer.normalize(parameters.query)
+        let position = try self.position(parameters, arm: arm, query: query, now: now)
+        let secondary = try await secondaryRanking(arm: arm, query: query, pinned: position.pinned, now: now)
+
+        let configuration = arm.configuration
+        let documents = secondary.snapshot?.documents ?? []
+        let placed = Array(documents.prefix(configuration.placedCount(bCount: documents.count)))
+        // Plan as if A were endless to learn which range of A to ask for; the answer's total
+        // then bounds the list and replans the page (its A range can only shrink).
+        let open = PagePlanner(configuration: configuration, bCount: documents.count, aTotal: nil, seed: position.seed)
+            .plan(offset: position.offset, size: position.size)
+        async let refresh: Void = secondary.stale ? misses.request(ranking: arm.ranking, query: query, reason: "refresh") : ()
+        let live = try await liveRange(query: parameters.query, excluding: placed.map(\.id), range: open.aRange)
+        await refresh
+
+        let total = PageAssembler.effectiveTotal(
+            reported: live.total, from: open.aRange.lowerBound, requested: open.aRange.count, received: live.hits.count)
+        let plan = PagePlanner(configuration: configuration, bCount: documents.count, aTotal: total, seed: position.seed)
+            .plan(offset: position.offset, size: position.size)
+        let items = PageAssembler.items(plan: plan, hits: live.hits, hitsFrom: open.aRange.lowerBound, documents: placed)
+
+        let nextOffset = position.offset + position.size
+        let nextCursor: String? = plan.end.map { nextOffset >= $0 } == true ? nil : codec.encode(Cursor(
+            snapshotVersion: secondary.pinnedVersion, offset: nextOffset, pageSize: position.size,
+            configurationHash: arm.configurationHash, seed: position.seed, queryHash: QueryNormalizer.hash(query),
+            expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds)))
+        if secondary.degraded { Counter(label: "braid_gateway_degraded_pages_total").increment() }
+        let interleaved = secondary.snapshot != nil
+        return SearchPage(
+            query: parameters.query, page: position.offset / position.size + 1, perPage: position.size, items: items,
+            nextCursor: nextCursor, total: plan.end,
+            interleaving: .init(
+                ranking: interleaved ? arm.ranking : nil, snapshot: interleaved ? secondary.pinnedVersion : nil,
+                start: configuration.start, pattern: configuration.patternString, mode: configuration.mode.rawValue,
+                maxDocs: configuration.maxDocs, arm: arm.name),
+            degraded: secondary.degraded)
+    }
+
+    func position(_ parameters: SearchParameters, arm: InterleavingArm, query: String, now: Date) throws(GatewayError) -> Position {
+        guard let text = parameters.cursor else {
+            let seed = Bucketing.hash(parameters.session ?? query, salt: "team-draft")
+            return Position(offset: (parameters.page - 1) * parameters.perPage, size: parameters.perPage, seed: seed, pinned: nil)
+        }
+        let cursor: Cursor
+        do {
+            cursor = try codec.decode(text, now: now)
+        } catch {
+            throw .badRequest(error.description, code: error == .expired ? "cursor_expired" : "invalid_cursor")
+        }
+        guard cursor.queryHash == QueryNormalizer.hash(query) else {
+            throw .badRequest("the cursor belongs to another query; pass the same q as on page 1", code: "cursor_mismatch")
+        }
+        guard cursor.configurationHash == arm.configurationHash else {
+            throw .badRequest(
+                "the cursor was made for another ranking or interleaving configuration; pass the same ranking and session as on page 1, or start again",
+                code: "cursor_mismatch")
+        }
+        return Position(offset: cursor.offset, size: cursor.pageSize, seed: cursor.seed, pinned: cursor)
+    }
+
+    func secondaryRanking(arm: InterleavingArm, query: String, pinned: Cursor?, now: Date) async throws(GatewayError) -> SecondaryRanking {
+        if let pinned {
+            guard let version = pinned.snapshotVersion else { return SecondaryRanking() }  // a live-only session
+            do {
+                guard let snapshot = try await snapshots.pinned(ranking: arm.ranking, query: query, version: version) else {
+                    throw GatewayError.badRequest(
+                        "the snapshot this session was pinned to has expired; start again from page 1", code: "cursor_expired")
+                }
+                return SecondaryRanking(snapshot: snapshot, pinnedVersion: version)
+            } catch let error as GatewayError {
+                throw error
+            } catch {
+                logDegraded(error)
+                return SecondaryRanking(pinnedVersion: version, degraded: true)
+            }
+        }
+        do {
+            if let snapshot = try await snapshots.current(ranking: arm.ranking, query: query) {
+                let age = now.timeIntervalSince(snapshot.createdAt)
+                return SecondaryRanking(
+                    snapshot: snapshot, pinnedVersion: snapshot.version, stale: age > Double(arm.refreshAfterSeconds))
+            }
+            switch arm.missPolicy {
+            case .async:
+                await misses.request(ranking: arm.ranking, query: query, reason: "miss")
+                return SecondaryRanking()
+            case .inline:
+                try await misses.computeInline(ranking: arm.ranking, query: query)
+                guard let snapshot = try await snapshots.current(ranking: arm.ranking, query: query) else { return SecondaryRanking() }
+                return SecondaryRanking(snapshot: snapshot, pinnedVersion: snapshot.version)
+            }
+        } catch let error as SearchSourceError {
+            throw Self.gatewayError(error)
+        } catch {
+            logDegraded(error)
+            return SecondaryRanking(degraded: true)
+        }
+    }
+
+    func liveRange(query: String, excluding: [String], range: Range<Int>) async throws(GatewayError) -> SearchResult {
+        let request = SearchRequest(query: query, excluding: excluding, from: range.lowerBound, size: range.count, profile: .relevance)
+        do {
+            return try await Deadline.run(timeout: liveTimeout) { [source] in try await source.search(request) }
+        } catch let error as SearchSourceError {
+            throw Self.gatewayError(error)
+        } catch is DeadlineExceeded {
+            throw .unavailable("the live search backend did not answer within \(liveTimeout)", code: "live_timeout")
+        } catch {
+            throw .unavailable("the live search backend failed: \(error)", code: "live_unavailable")
+        }
+    }
+
+    static func gatewayError(_ error: SearchSourceError) -> GatewayError {
+        switch error.code {
+        case .badQuery: .badRequest(error.message, code: "bad_query")
+        case .timeout: .unavailable("the live search backend timed out: \(error.message)", code: "live_timeout")
+        default: .unavailable("the live search backend is unavailable: \(error.message)", code: "live_unavailable")
+        }
+    }
+
+    func logDegraded(_ error: any Error) {
+        logger.warning("Redis unreachable; serving a live-only page", metadata: ["error": "\(error)"])
+    }
+}

@@ -1,0 +1,33 @@
+import ArgumentParser
+import BraidGateway
+import BraidKafka
+import BraidRuntime
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// `braid gateway`: the HTTP API app clients call. Stateless: run as many as needed behind
+/// a load balancer.
+struct GatewayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gateway",
+        abstract: "Serve interleaved search pages and server-driven feeds over HTTP.",
+        discussion: "SIGTERM or Ctrl-C: stops accepting connections, finishes in-flight requests, flushes, exits 0.")
+
+    @OptionGroup var config: ConfigurationOption
+
+    func run() async throws {
+        let configuration = try config.loadForService()
+        try LibrdkafkaVersion.requireSupported()
+        let logger = Logger(label: "braid.gateway")
+        let gateway = try Gateway(configuration: configuration, logger: logger)
+        let application = gateway.application { port in
+            logger.info("listening", metadata: ["address": "http://\(configuration.gateway.host):\(port)"])
+        }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: gateway.clients + [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        await gateway.shutdown()
+    }
+}

@@ -1,0 +1,88 @@
+import BraidGateway
+import BraidKafka
+import BraidRedis
+import BraidRuntime
+import BraidTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// A gateway in this process, over the Redis, broker and corpus of a ``WorkerFixture``,
+/// driven through Hummingbird's router test client (no socket; the servers behind it are real).
+enum GatewayHarness {
+    /// The configuration of a gateway on `fixture`'s servers: two interleaving arms (plain
+    /// AB, and team-draft with a late start and a cap), so sessions exercise both.
+    static func configuration(_ fixture: WorkerFixture, redisURL: String? = nil) -> BraidConfiguration {
+        var configuration = BraidConfiguration()
+        configuration.redis.url = redisURL ?? fixture.redisURL
+        configuration.redis.keyPrefix = fixture.keyPrefix
+        configuration.redis.commandTimeoutMs = 1_000
+        configuration.kafka.brokers = fixture.brokers
+        configuration.kafka.requestsTopic = fixture.requestsTopic
+        configuration.search.sqlitePath = fixture.corpus.path
+        configuration.gateway.port = 0
+        // Generous: a loaded CI machine must not turn into 503s; deadlines have their own test.
+        configuration.gateway.liveTimeoutMs = 10_000
+        configuration.interleaving.arms = [
+            .init(name: "ab", weight: 50),
+            .init(name: "draft", weight: 50, start: 3, maxDocs: 15, pattern: "AAB", mode: "team_draft"),
+        ]
+        return configuration
+    }
+
+    /// Runs `body` against a gateway built from `configuration`, then stops its clients.
+    static func with<T: Sendable>(
+        _ configuration: BraidConfiguration, waitForRedis: Bool = true,
+        _ body: @escaping @Sendable (any TestClientProtocol, Gateway) async throws -> T
+    ) async throws -> T {
+        try configuration.validate()
+        let gateway = try Gateway(configuration: configuration)
+        let application = Application(router: gateway.routes.router())
+        let result: Result<T, any Error> = await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await gateway.redis.run() }
+            defer { group.cancelAll() }
+            do {
+                if waitForRedis { try await gateway.redis.waitUntilConnected() }
+                return .success(try await application.test(.router) { client in try await body(client, gateway) })
+            } catch {
+                return .failure(error)
+            }
+        }
+        await gateway.producer.shutdown()
+        await gateway.shutdown()
+        return try result.get()
+    }
+}
+
+/// A decoded JSON response.
+struct JSONBody: @unchecked Sendable {
+    let status: Int
+    let object: [String: Any]
+
+    init(_ response: TestResponse) throws {
+        status = Int(response.status.code)
+        let data = Data(String(buffer: response.body).utf8)
+        object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "not a JSON object: \(String(buffer: response.body))")
+    }
+
+    subscript(key: String) -> Any? { object[key] }
+
+    /// `error.code` of an error body, nil for anything else.
+    var errorCode: String? { (object["error"] as? [String: Any])?["code"] as? String }
+}
+
+extension TestClientProtocol {
+    func get(_ uri: String, headers: HTTPFields = [:]) async throws -> TestResponse {
+        try await execute(uri: uri, method: .get, headers: headers)
+    }
+
+    func json(_ uri: String) async throws -> JSONBody {
+        try JSONBody(try await get(uri))
+    }
+}
+
+/// Percent-encodes a query parameter value.
+func encoded(_ value: String) -> String {
+    value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value
+}

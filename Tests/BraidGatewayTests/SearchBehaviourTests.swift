@@ -1,0 +1,170 @@
+import BraidCore
+import BraidGateway
+import BraidKafka
+import BraidRedis
+import BraidRuntime
+import BraidTestSupport
+import BraidWorker
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// How `GET /v1/search` answers bad input, misses, and outages of Redis or the live backend.
+@Suite("Search behaviour", .serialized)
+struct SearchBehaviourTests {
+    @Test("Bad parameters and forged, tampered, foreign or expired cursors are 400 JSON errors")
+    func badInputIsA400() async throws {
+        let fixture = try await WorkerFixture(documents: 200, users: 10)
+        var configuration = GatewayHarness.configuration(fixture)
+        configuration.gateway.cursorTtlSeconds = 1
+        try await GatewayHarness.with(configuration) { [configuration] client, _ in
+            let first = try await client.json("/v1/search?q=curry&per_page=3&session=s1")
+            let cursor = try #require(first["next_cursor"] as? String)
+            var tampered = Array(cursor)
+            tampered[10] = tampered[10] == "A" ? "B" : "A"
+            var random = SeededGenerator(seed: 3)
+            let noise = String((0..<91).map { _ in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".randomElement(using: &random)! })
+            let cases: [(String, String)] = [
+                ("/v1/search", "invalid_parameter"),
+                ("/v1/search?q=%20%20", "invalid_parameter"),
+                ("/v1/search?q=curry&per_page=0", "invalid_parameter"),
+                ("/v1/search?q=curry&per_page=101", "invalid_parameter"),
+                ("/v1/search?q=curry&page=abc", "invalid_parameter"),
+                ("/v1/search?q=curry&page=-1", "invalid_parameter"),
+                ("/v1/search?q=%ZZcurry", "invalid_parameter"),
+                ("/v1/search?q=curry&ranking=nope", "unknown_ranking"),
+                ("/v1/search?q=curry&ranking=Bad%20Name", "invalid_parameter"),
+                ("/v1/search?q=curry&cursor=\(noise)", "invalid_cursor"),
+                ("/v1/search?q=curry&cursor=\(String(tampered))&session=s1", "invalid_cursor"),
+                ("/v1/search?q=curry&cursor=\(cursor.dropLast(4))&session=s1", "invalid_cursor"),
+                ("/v1/search?q=pasta&cursor=\(cursor)&session=s1", "cursor_mismatch"),
+                ("/v1/search?q=curry&cursor=\(cursor)&session=s1&ranking=fresh", "cursor_mismatch"),
+            ]
+            for (uri, code) in cases {
+                let response = try await client.json(uri)
+                #expect(response.status == 400, "\(uri): \(response.object)")
+                #expect(response.errorCode == code, "\(uri): \(response.object)")
+            }
+            // Same query in another spelling: the cursor belongs to the normalised query.
+            let respelled = try await client.json("/v1/search?q=%20CURRY%20&cursor=\(cursor)&session=s1")
+            #expect(respelled.status == 200, "\(respelled.object)")
+            try await Task.sleep(for: .seconds(2.1))
+            let expired = try await client.json("/v1/search?q=curry&cursor=\(cursor)&session=s1")
+            #expect(expired.status == 400)
+            #expect(expired.errorCode == "cursor_expired")
+        }
+    }
+
+    @Test("Live backend unreachable: 503 with a JSON error, not a half page")
+    func liveBackendDownIs503() async throws {
+        let fixture = try await WorkerFixture(documents: 50, users: 5)
+        var configuration = GatewayHarness.configuration(fixture)
+        configuration.search.source = "http"
+        configuration.search.httpUrl = "http://127.0.0.1:\(try FreePort.find())/rank"
+        configuration.search.timeoutMs = 300
+        configuration.gateway.liveTimeoutMs = 1_000
+        configuration.interleaving.missPolicy = "async"
+        try await GatewayHarness.with(configuration) { [configuration] client, _ in
+            let response = try await client.json("/v1/search?q=curry")
+            #expect(response.status == 503, "\(response.object)")
+            #expect(["live_unavailable", "live_timeout"].contains(response.errorCode), "\(response.object)")
+            let ready = try await client.json("/readyz")
+            #expect(ready.status == 503)
+            #expect((ready["checks"] as? [String: String])?["redis"] == "ok")
+        }
+    }
+
+    @Test("Concurrent misses of one query compute its snapshot once (inline policy)")
+    func inlineMissesComputeOnce() async throws {
+        let fixture = try await WorkerFixture(documents: 300, users: 5)
+        let configuration = GatewayHarness.configuration(fixture)
+        try await GatewayHarness.with(configuration) { [configuration] client, gateway in
+            let snapshots = try await withThrowingTaskGroup(of: Int64?.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        let page = try await client.json("/v1/search?q=chicken&per_page=10&session=m\(index)")
+                        try #require(page.status == 200, "\(page.object)")
+                        return ((page["interleaving"] as? [String: Any])?["snapshot"] as? NSNumber)?.int64Value
+                    }
+                }
+                return try await group.reduce(into: [Int64?]()) { $0.append($1) }
+            }
+            #expect(Set(snapshots).count == 1, "pages saw \(Set(snapshots)) snapshot versions")
+            #expect(snapshots.allSatisfy { $0 != nil })
+            let pattern = configuration.redis.cacheKeys.ranking("featured", query: "chicken").versionPrefix + "*"
+            let reply = try await gateway.redis.send(["KEYS", .string(pattern)])
+            guard case .array(let keys?) = reply else { Issue.record("KEYS answered \(reply)"); return }
+            #expect(keys.count == 1, "\(keys.count) snapshot versions written for one burst of misses")
+        }
+    }
+
+    @Test("Async misses serve live-only, publish one request, and the session stays live-only")
+    func asyncMissStaysLiveOnly() async throws {
+        let fixture = try await WorkerFixture(documents: 300, users: 5)
+        var configuration = GatewayHarness.configuration(fixture)
+        configuration.interleaving.missPolicy = "async"
+        let worker = try fixture.startWorker("async-miss")
+        defer { worker.signal(SIGTERM) }
+        try await GatewayHarness.with(configuration) { [configuration] client, gateway in
+            let first = try await client.json("/v1/search?q=salmon&per_page=4&session=a1")
+            #expect(first.status == 200)
+            #expect((first["interleaving"] as? [String: Any])?["snapshot"] is NSNull)
+            #expect((first["items"] as? [[String: Any]])?.allSatisfy { $0["team"] as? String == "A" } == true)
+            // The worker materializes what the gateway asked for.
+            let store = PrecomputeStore(redis: gateway.redis, keys: configuration.redis.cacheKeys)
+            let deadline = ContinuousClock.now + .seconds(60)
+            while try await store.currentVersion(ranking: "featured", query: "salmon") == nil {
+                try #require(ContinuousClock.now < deadline, "the worker did not materialize the requested snapshot")
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            let cursor = try #require(first["next_cursor"] as? String)
+            let second = try await client.json("/v1/search?q=salmon&cursor=\(cursor)&session=a1")
+            #expect((second["interleaving"] as? [String: Any])?["snapshot"] is NSNull, "a live-only session switched to a snapshot")
+            #expect((second["items"] as? [[String: Any]])?.first?["position"] as? Int == 4)
+            let fresh = try await client.json("/v1/search?q=salmon&per_page=4&session=a1")
+            #expect((fresh["interleaving"] as? [String: Any])?["snapshot"] as? NSNumber != nil, "a new session does not use the snapshot")
+        }
+    }
+
+    @Test("Redis stopped: live-only pages with degraded true and no 5xx; Redis back: interleaving resumes")
+    func redisOutageDegrades() async throws {
+        let fixture = try await WorkerFixture(documents: 300, users: 5)
+        let server = try RedisServerProcess()
+        try await server.start()
+        let configuration = GatewayHarness.configuration(fixture, redisURL: server.url)
+        do {
+            try await GatewayHarness.with(configuration) { [configuration] client, _ in
+                let before = try await client.json("/v1/search?q=pasta&per_page=6&session=d1")
+                #expect(before["degraded"] as? Bool == false)
+                let cursor = try #require(before["next_cursor"] as? String)
+
+                await server.stop()
+                let page = try await client.json("/v1/search?q=pasta&per_page=6&session=d2")
+                #expect(page.status == 200, "\(page.object)")
+                #expect(page["degraded"] as? Bool == true)
+                #expect((page["items"] as? [[String: Any]])?.allSatisfy { $0["team"] as? String == "A" } == true)
+                // A session pinned to a snapshot in the near-cache needs no Redis at all.
+                let pinned = try await client.json("/v1/search?q=pasta&cursor=\(cursor)&session=d1")
+                #expect(pinned.status == 200, "\(pinned.object)")
+                #expect(pinned["degraded"] as? Bool == false)
+                #expect((pinned["items"] as? [[String: Any]])?.first?["position"] as? Int == 6)
+                #expect(try await client.json("/readyz").status == 503)
+
+                try await server.start()
+                let deadline = ContinuousClock.now + .seconds(20)
+                while true {
+                    let page = try await client.json("/v1/search?q=pasta&per_page=6&session=d3")
+                    #expect(page.status == 200)
+                    if page["degraded"] as? Bool == false, (page["interleaving"] as? [String: Any])?["snapshot"] as? NSNumber != nil { break }
+                    try #require(ContinuousClock.now < deadline, "interleaving did not resume after Redis came back")
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+            }
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+}
