@@ -33,6 +33,8 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var deadLetterTopic = "braid.requests.dlq"
         public var eventsTopic = "braid.events"
         public var consumerGroup = "braid-workers"
+        /// Consumer group of the workers' event aggregation (team-draft credit).
+        public var eventsConsumerGroup = "braid-events"
         public var sessionTimeoutMs = 6000
         public var heartbeatIntervalMs = 300
         /// Passed to librdkafka as they are (SASL, TLS, tuning): the escape hatch.
@@ -77,6 +79,9 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
     }
 
     public struct InterleavingSection: Codable, Sendable, Equatable {
+        /// False serves live-only pages without touching Redis (a kill switch, and the
+        /// baseline of the gateway benchmark).
+        public var enabled = true
         /// The secondary ranking interleaved when a request names none.
         public var ranking = "featured"
         public var start = 0

@@ -34,19 +34,20 @@ struct WorkerCommand: AsyncParsableCommand {
                 store: store, provider: provider, feeds: configuration.materializedFeeds(),
                 storedItems: configuration.worker.componentItems))
         let producer = try KafkaProducer(configuration: configuration.kafka.producer(clientID: "braid-worker"))
+        let deadLetters = DeadLetterPublisher(producer: producer, topic: configuration.kafka.deadLetterTopic)
+        let workerConfiguration = PrecomputeWorker.Configuration(
+            concurrency: configuration.worker.concurrency,
+            retry: RetryPolicy(maxAttempts: configuration.worker.maxAttempts, initialBackoff: .milliseconds(configuration.worker.retryBackoffMs)))
         var consumerConfiguration = configuration.kafka.workerConsumer()
         consumerConfiguration.statisticsIntervalMilliseconds = 5_000
-        let consumer = try KafkaConsumer(configuration: consumerConfiguration)
         let worker = PrecomputeWorker(
-            consumer: consumer,
-            deadLetters: DeadLetterPublisher(producer: producer, topic: configuration.kafka.deadLetterTopic),
-            processor: processor,
-            configuration: .init(
-                concurrency: configuration.worker.concurrency,
-                retry: RetryPolicy(
-                    maxAttempts: configuration.worker.maxAttempts,
-                    initialBackoff: .milliseconds(configuration.worker.retryBackoffMs))),
-            logger: logger)
+            consumer: try KafkaConsumer(configuration: consumerConfiguration), deadLetters: deadLetters, processor: processor,
+            store: store, configuration: workerConfiguration, logger: logger)
+        // Team-draft events: a group of their own, so request backlogs never delay credit.
+        let events = PrecomputeWorker(
+            consumer: try KafkaConsumer(configuration: configuration.kafka.eventsConsumer()), deadLetters: deadLetters,
+            processor: EventProcessor(store: ExperimentStore(redis: redis, keys: configuration.redis.cacheKeys)), store: store,
+            configuration: workerConfiguration, logger: Logger(label: "braid.worker.events"))
         let metrics = MetricsEndpoint.service(
             host: configuration.worker.metricsHost, port: configuration.worker.metricsPort, logger: Logger(label: "braid.worker.metrics"))
 
@@ -54,7 +55,7 @@ struct WorkerCommand: AsyncParsableCommand {
         // dead-letter producer), the producer flushes last.
         let group = ServiceGroup(
             configuration: .init(
-                services: [producer, redis, metrics, worker], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                services: [producer, redis, metrics, worker, events], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         try? await source.shutdown()
         try? await provider.shutdown()

@@ -20,6 +20,7 @@ enum GatewayHarness {
         configuration.redis.commandTimeoutMs = 1_000
         configuration.kafka.brokers = fixture.brokers
         configuration.kafka.requestsTopic = fixture.requestsTopic
+        configuration.kafka.eventsTopic = fixture.eventsTopic
         configuration.search.sqlitePath = fixture.corpus.path
         configuration.gateway.port = 0
         // Generous: a loaded CI machine must not turn into 503s; deadlines have their own test.

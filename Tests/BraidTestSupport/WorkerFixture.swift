@@ -6,6 +6,7 @@ import Foundation
 public struct WorkerFixture: Sendable {
     public let requestsTopic = TestEnvironment.uniqueName("requests")
     public let deadLetterTopic = TestEnvironment.uniqueName("dlq")
+    public let eventsTopic = TestEnvironment.uniqueName("events")
     public let group = TestEnvironment.uniqueName("workers")
     public let keyPrefix = TestEnvironment.uniqueName("braid")
     public let corpus: URL
@@ -21,6 +22,7 @@ public struct WorkerFixture: Sendable {
         let admin = try KafkaAdmin(brokers: brokers)
         _ = try await admin.createTopic(requestsTopic, partitions: partitions)
         _ = try await admin.createTopic(deadLetterTopic, partitions: partitions)
+        _ = try await admin.createTopic(eventsTopic, partitions: partitions)
         let seeded = try BraidBinary.run(["seed", "--docs", "\(documents)", "--users", "\(users)", "--db", corpus.path])
         guard seeded.status == 0 else { throw ChildProcessError(description: "braid seed failed: \(seeded.stderr)") }
     }
@@ -31,6 +33,7 @@ public struct WorkerFixture: Sendable {
             "BRAID_REDIS_URL": redisURL, "BRAID_REDIS_KEY_PREFIX": keyPrefix,
             "BRAID_KAFKA_BROKERS": brokers, "BRAID_KAFKA_REQUESTS_TOPIC": requestsTopic,
             "BRAID_KAFKA_DEAD_LETTER_TOPIC": deadLetterTopic, "BRAID_KAFKA_CONSUMER_GROUP": group,
+            "BRAID_KAFKA_EVENTS_TOPIC": eventsTopic, "BRAID_KAFKA_EVENTS_CONSUMER_GROUP": group + "-events",
             "BRAID_SEARCH_SQLITE_PATH": corpus.path, "BRAID_WORKER_METRICS_PORT": "0",
             "BRAID_WORKER_RETRY_BACKOFF_MS": "50", "BRAID_LOGGING_LEVEL": "info",
         ]

@@ -29,7 +29,8 @@ through_kafka() { # WORKERS
   done
   # Not timed: joining the group (about 3 s per join on the local broker).
   local deadline=$((SECONDS + 60))
-  until (($(cat "$BRAID_RUN_DIR"/bench-worker-"$workers"-*.log | grep -c "partitions assigned") >= workers)); do
+  # Each worker also joins the events group: count assignments of the requests topic only.
+  until (($(cat "$BRAID_RUN_DIR"/bench-worker-"$workers"-*.log | grep "partitions assigned" | grep -c "$topic\[") >= workers)); do
     ((SECONDS < deadline)) || { echo "workers did not join within 60 s" >&2; return 1; }
     sleep 0.2
   done

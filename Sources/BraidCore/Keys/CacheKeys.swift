@@ -62,8 +62,10 @@ public struct CacheKeys: Sendable, Hashable {
         let base: String
         /// Hash of counters: impressions, wins_a, wins_b, ties.
         public var counters: String { "\(base):counters" }
-        /// Per-impression state (teams shown, clicks so far).
+        /// Per-impression state (clicks per team so far).
         public func impression(_ id: String) -> String { "\(base):imp:\(id)" }
+        /// Positions of an impression already clicked (a repeated click counts once).
+        public func clickedPositions(_ id: String) -> String { "\(base):imp:\(id):clicks" }
     }
 }
 

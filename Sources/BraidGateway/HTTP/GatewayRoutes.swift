@@ -8,13 +8,18 @@ import Hummingbird
 public struct GatewayRoutes: Sendable {
     public let search: SearchService
     public let components: ComponentService
+    public let events: EventService
     public let readiness: Readiness
     public let defaultPerPage: Int
     public let batchTimeout: Duration
 
-    public init(search: SearchService, components: ComponentService, readiness: Readiness, defaultPerPage: Int, batchTimeout: Duration) {
+    public init(
+        search: SearchService, components: ComponentService, events: EventService, readiness: Readiness, defaultPerPage: Int,
+        batchTimeout: Duration
+    ) {
         self.search = search
         self.components = components
+        self.events = events
         self.readiness = readiness
         self.defaultPerPage = defaultPerPage
         self.batchTimeout = batchTimeout
@@ -58,6 +63,15 @@ public struct GatewayRoutes: Sendable {
             let contents = try await components.batch(feed: feed, components: body.components, user: user, timeout: timeout)
             return try JSONResponse.encode(["components": contents])
         }
+        router.post("/v1/events") { request, _ in
+            let body = try await Self.decode(EventsBody.self, from: request)
+            return try JSONResponse.encode(["accepted": try await events.accept(body.events)], status: .accepted)
+        }
+        router.get("/v1/experiments/:id") { _, context in
+            let id = context.parameters.get("id") ?? ""
+            guard Names.isValid(id) else { throw GatewayError.badRequest("an experiment id is \(Names.rule)", code: "invalid_parameter") }
+            return try JSONResponse.encode(try await events.outcome(of: id))
+        }
         router.get("/healthz") { _, _ in try JSONResponse.encode(Readiness.Report(status: .ok, checks: [:])) }
         router.get("/readyz") { _, _ in
             let report = await readiness.check()
@@ -69,6 +83,10 @@ public struct GatewayRoutes: Sendable {
                 body: .init(byteBuffer: ByteBuffer(string: Observability.prometheusText())))
         }
         return router
+    }
+
+    struct EventsBody: Decodable {
+        var events: [EventService.Event]
     }
 
     struct BatchGetBody: Decodable {

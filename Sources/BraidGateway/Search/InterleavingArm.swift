@@ -19,9 +19,15 @@ public struct InterleavingArm: Sendable, Hashable {
     public var missPolicy: MissPolicy
     /// Snapshots older than this trigger one (deduplicated) refresh request.
     public var refreshAfterSeconds: Int
+    /// False: live-only pages, Redis untouched (`interleaving.enabled`).
+    public var enabled: Bool
 
-    public init(name: String, ranking: String, configuration: InterleavingConfiguration, missPolicy: MissPolicy, refreshAfterSeconds: Int) {
+    public init(
+        name: String, ranking: String, configuration: InterleavingConfiguration, missPolicy: MissPolicy, refreshAfterSeconds: Int,
+        enabled: Bool = true
+    ) {
         self.name = name
+        self.enabled = enabled
         self.ranking = ranking
         self.configuration = configuration
         self.missPolicy = missPolicy
@@ -58,7 +64,7 @@ public struct ArmSelector: Sendable {
             }
             arms.append((armSection.weight, InterleavingArm(
                 name: armSection.name, ranking: ranking, configuration: interleaving, missPolicy: policy,
-                refreshAfterSeconds: configuration.rankings[ranking]?.refreshAfterSeconds ?? 3_600)))
+                refreshAfterSeconds: configuration.rankings[ranking]?.refreshAfterSeconds ?? 3_600, enabled: section.enabled)))
         }
         self.arms = arms
         self.rankings = configuration.rankings

@@ -83,11 +83,14 @@ public struct SearchPage: Sendable, Encodable, Equatable {
     public var interleaving: Interleaving
     /// True when Redis could not be reached and the page is live-only.
     public var degraded: Bool
+    /// Team-draft pages: the signed id that impression and click events refer to.
+    public var impressionID: String?
 
     enum CodingKeys: String, CodingKey {
         case query, page, items, total, interleaving, degraded
         case perPage = "per_page"
         case nextCursor = "next_cursor"
+        case impressionID = "impression_id"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -101,6 +104,7 @@ public struct SearchPage: Sendable, Encodable, Equatable {
         try container.encode(total, forKey: .total)
         try container.encode(interleaving, forKey: .interleaving)
         try container.encode(degraded, forKey: .degraded)
+        try container.encode(impressionID, forKey: .impressionID)
     }
 }
 

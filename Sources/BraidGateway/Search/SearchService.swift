@@ -13,14 +13,16 @@ public struct SearchService: Sendable {
     public let misses: SnapshotMisses
     public let source: any SearchSource
     public let codec: CursorCodec
+    public let impressions: ImpressionCodec
     public let cursorTTLSeconds: Int
     public let liveTimeout: Duration
     let logger: Logger
 
     public init(
         arms: ArmSelector, snapshots: SnapshotReader, misses: SnapshotMisses, source: any SearchSource,
-        codec: CursorCodec, cursorTTLSeconds: Int, liveTimeout: Duration, logger: Logger
+        codec: CursorCodec, impressions: ImpressionCodec, cursorTTLSeconds: Int, liveTimeout: Duration, logger: Logger
     ) {
+        self.impressions = impressions
         self.arms = arms
         self.snapshots = snapshots
         self.misses = misses
@@ -81,6 +83,11 @@ public struct SearchService: Sendable {
             expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds)))
         if secondary.degraded { Counter(label: "braid_gateway_degraded_pages_total").increment() }
         let interleaved = secondary.snapshot != nil
+        // Only team-draft pages with both teams are evidence for an experiment.
+        let impression = interleaved && configuration.mode == .teamDraft && !items.isEmpty
+            ? impressions.encode(ImpressionToken(
+                experiment: arm.name, offset: position.offset, teams: items.map(\.team), nonce: UInt64.random(in: 0...UInt64.max)))
+            : nil
         return SearchPage(
             query: parameters.query, page: position.offset / position.size + 1, perPage: position.size, items: items,
             nextCursor: nextCursor, total: plan.end,
@@ -88,7 +95,7 @@ public struct SearchService: Sendable {
                 ranking: interleaved ? arm.ranking : nil, snapshot: interleaved ? secondary.pinnedVersion : nil,
                 start: configuration.start, pattern: configuration.patternString, mode: configuration.mode.rawValue,
                 maxDocs: configuration.maxDocs, arm: arm.name),
-            degraded: secondary.degraded)
+            degraded: secondary.degraded, impressionID: impression)
     }
 
     func position(_ parameters: SearchParameters, arm: InterleavingArm, query: String, now: Date) throws(GatewayError) -> Position {
@@ -114,6 +121,7 @@ public struct SearchService: Sendable {
     }
 
     func secondaryRanking(arm: InterleavingArm, query: String, pinned: Cursor?, now: Date) async throws(GatewayError) -> SecondaryRanking {
+        guard arm.enabled else { return SecondaryRanking() }
         if let pinned {
             guard let version = pinned.snapshotVersion else { return SecondaryRanking() }  // a live-only session
             do {

@@ -37,13 +37,16 @@ public struct Gateway: Sendable {
             misses: SnapshotMisses(
                 materializer: RankingMaterializer(store: store, source: source, rankings: try configuration.materializedRankings()),
                 publisher: publisher, logger: logger),
-            source: source, codec: codec, cursorTTLSeconds: gateway.cursorTtlSeconds, liveTimeout: liveTimeout, logger: logger)
+            source: source, codec: codec, impressions: ImpressionCodec(key: Array(gateway.cursorKey.utf8)), cursorTTLSeconds: gateway.cursorTtlSeconds, liveTimeout: liveTimeout, logger: logger)
         let components = ComponentService(
             feeds: configuration.feeds, store: store, provider: provider, publisher: publisher, codec: codec,
             cursorTTLSeconds: gateway.cursorTtlSeconds, storedItems: configuration.worker.componentItems, liveTimeout: liveTimeout,
             logger: logger)
+        let events = EventService(
+            codec: ImpressionCodec(key: Array(gateway.cursorKey.utf8)), producer: producer, topic: configuration.kafka.eventsTopic,
+            experiments: ExperimentStore(redis: redis, keys: configuration.redis.cacheKeys))
         self.routes = GatewayRoutes(
-            search: search, components: components, readiness: Readiness(redis: redis, source: source),
+            search: search, components: components, events: events, readiness: Readiness(redis: redis, source: source),
             defaultPerPage: gateway.defaultPerPage, batchTimeout: .milliseconds(gateway.batchTimeoutMs))
         self.redis = redis
         self.producer = producer

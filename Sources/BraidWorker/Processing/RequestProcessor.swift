@@ -3,7 +3,7 @@ import Foundation
 
 /// Processes one message of `braid.requests`: decodes it against the request schema and
 /// materializes what it asks for. Knows nothing of Kafka, so it is tested on its own.
-public struct RequestProcessor: Sendable {
+public struct RequestProcessor: MessageProcessor {
     public let rankings: RankingMaterializer
     public let components: ComponentMaterializer
 
@@ -12,14 +12,9 @@ public struct RequestProcessor: Sendable {
         self.components = components
     }
 
-    /// What a valid request asked for, for logs and metrics.
-    public enum Kind: String, Sendable {
-        case ranking, component
-    }
-
-    /// Decodes and materializes one message value.
+    /// Decodes and materializes one message value; its kind is `ranking` or `component`.
     /// - Throws: ``ProcessingFailure``, classified for retrying or dead-lettering.
-    public func process(_ value: [UInt8]) async throws(ProcessingFailure) -> (Kind, MaterializeOutcome) {
+    public func process(_ value: [UInt8]) async throws(ProcessingFailure) -> (kind: String, outcome: MaterializeOutcome) {
         let request: PrecomputeRequest
         do {
             request = try PrecomputeRequest.decode(Data(value))
@@ -29,9 +24,9 @@ public struct RequestProcessor: Sendable {
         do {
             switch request.body {
             case .ranking(let target):
-                return (.ranking, try await rankings.materialize(target, id: request.id, ttlSeconds: request.ttlSeconds, requestedAt: request.requestedAt))
+                return ("ranking", try await rankings.materialize(target, id: request.id, ttlSeconds: request.ttlSeconds, requestedAt: request.requestedAt))
             case .component(let target):
-                return (.component, try await components.materialize(target, ttlSeconds: request.ttlSeconds, requestedAt: request.requestedAt))
+                return ("component", try await components.materialize(target, ttlSeconds: request.ttlSeconds, requestedAt: request.requestedAt))
             }
         } catch {
             throw ProcessingFailure.classify(error)

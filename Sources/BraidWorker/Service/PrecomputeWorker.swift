@@ -3,7 +3,8 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// A precompute worker: one member of the `braid-workers` consumer group.
+/// A precompute worker: one member of the `braid-workers` consumer group (or of the
+/// events group, with an ``EventProcessor``).
 ///
 /// Messages are processed in order within a partition (one cache key always maps to one
 /// partition) and concurrently across partitions, at most `concurrency` at once. A message's
@@ -26,8 +27,9 @@ public final class PrecomputeWorker: Service, Sendable {
 
     private let consumer: KafkaConsumer
     private let deadLetters: DeadLetterPublisher
-    private let processor: RequestProcessor
-    private var store: PrecomputeStore { processor.rankings.store }
+    private let processor: any MessageProcessor
+    /// Where dead-letter markers live.
+    private let store: PrecomputeStore
     private let configuration: Configuration
     private let logger: Logger
     private let metrics = WorkerMetrics()
@@ -37,12 +39,13 @@ public final class PrecomputeWorker: Service, Sendable {
     private let abandoned = Mutex<Set<TopicPartition>>([])
 
     public init(
-        consumer: KafkaConsumer, deadLetters: DeadLetterPublisher, processor: RequestProcessor,
+        consumer: KafkaConsumer, deadLetters: DeadLetterPublisher, processor: any MessageProcessor, store: PrecomputeStore,
         configuration: Configuration = Configuration(), logger: Logger = Logger(label: "braid.worker")
     ) {
         self.consumer = consumer
         self.deadLetters = deadLetters
         self.processor = processor
+        self.store = store
         self.configuration = configuration
         self.logger = logger
     }
@@ -77,7 +80,7 @@ public final class PrecomputeWorker: Service, Sendable {
             attempt += 1
             do {
                 let (kind, outcome) = try await processor.process(message.value)
-                metrics.processed(kind.rawValue, outcome: outcome == .stale ? "stale" : "written")
+                metrics.processed(kind, outcome: outcome == .stale ? "stale" : "written")
                 break
             } catch {
                 if case .transient = error, let delay = configuration.retry.delay(afterAttempt: attempt) {

@@ -4,7 +4,16 @@ import BraidRuntime
 extension BraidConfiguration.KafkaSection {
     /// The workers' consumer: group `consumer_group` on the requests topic.
     public func workerConsumer(clientID: String = "braid-worker") -> KafkaConsumerConfiguration {
-        var configuration = KafkaConsumerConfiguration(brokers: brokers, groupID: consumerGroup, topics: [requestsTopic])
+        consumer(group: consumerGroup, topic: requestsTopic, clientID: clientID)
+    }
+
+    /// The workers' event aggregation: group `events_consumer_group` on the events topic.
+    public func eventsConsumer(clientID: String = "braid-worker-events") -> KafkaConsumerConfiguration {
+        consumer(group: eventsConsumerGroup, topic: eventsTopic, clientID: clientID)
+    }
+
+    private func consumer(group: String, topic: String, clientID: String) -> KafkaConsumerConfiguration {
+        var configuration = KafkaConsumerConfiguration(brokers: brokers, groupID: group, topics: [topic])
         configuration.clientID = clientID
         configuration.sessionTimeoutMilliseconds = sessionTimeoutMs
         configuration.heartbeatIntervalMilliseconds = heartbeatIntervalMs

@@ -1,0 +1,81 @@
+import BraidCore
+import BraidGateway
+import BraidRuntime
+import BraidTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// Team-draft evaluation end to end: pages carry signed impression ids, the gateway
+/// publishes impressions and clicks to Kafka, a `braid worker` credits them in Redis, and
+/// `GET /v1/experiments/{id}` reports the outcome.
+@Suite("Evaluation", .serialized)
+struct EvaluationTests {
+    @Test("Impressions and clicks are credited per impression, once, and reported with a sign test")
+    func creditThroughTheWorker() async throws {
+        let fixture = try await WorkerFixture(documents: 300, users: 5)
+        var configuration = GatewayHarness.configuration(fixture)
+        configuration.interleaving.arms = [.init(name: "draft-exp", weight: 100, mode: "team_draft")]
+        let worker = try fixture.startWorker("events-worker")
+        defer { worker.signal(SIGTERM) }
+        try await GatewayHarness.with(configuration) { client, _ in
+            var impressions: [(id: String, a: Int, b: Int)] = []
+            for session in ["e1", "e2", "e3"] {
+                let page = try await client.json("/v1/search?q=curry&per_page=10&session=\(session)")
+                let id = try #require(page["impression_id"] as? String, "a team-draft page without impression_id: \(page.object)")
+                let items = try #require(page["items"] as? [[String: Any]])
+                let a = try #require(items.first { $0["team"] as? String == "A" }?["position"] as? Int)
+                let b = try #require(items.first { $0["team"] as? String == "B" }?["position"] as? Int)
+                impressions.append((id, a, b))
+            }
+            func post(_ events: [[String: Any]]) async throws -> JSONBody {
+                let body = try JSONSerialization.data(withJSONObject: ["events": events])
+                return try JSONBody(try await client.execute(uri: "/v1/events", method: .post, body: ByteBuffer(bytes: body)))
+            }
+            // Impression 1: B clicked (twice: counts once). 2: A clicked. 3: no click, a tie.
+            let accepted = try await post([
+                ["type": "impression", "impression_id": impressions[0].id],
+                ["type": "click", "impression_id": impressions[0].id, "position": impressions[0].b],
+                ["type": "click", "impression_id": impressions[0].id, "position": impressions[0].b],
+                ["type": "impression", "impression_id": impressions[1].id],
+                ["type": "click", "impression_id": impressions[1].id, "position": impressions[1].a],
+                ["type": "impression", "impression_id": impressions[2].id],
+                ["type": "impression", "impression_id": impressions[2].id],
+            ])
+            #expect(accepted.status == 202, "\(accepted.object)")
+            #expect(accepted["accepted"] as? Int == 7)
+
+            var forged = Array(impressions[0].id)
+            forged[forged.count / 2] = forged[forged.count / 2] == "A" ? "B" : "A"
+            let refused: [[[String: Any]]] = [
+                [],
+                [["type": "click", "impression_id": String(forged), "position": impressions[0].b]],
+                [["type": "click", "impression_id": impressions[0].id, "position": 10_000]],
+                [["type": "click", "impression_id": impressions[0].id]],
+                [["type": "scroll", "impression_id": impressions[0].id]],
+                Array(repeating: ["type": "impression", "impression_id": impressions[0].id], count: 101),
+            ]
+            for events in refused {
+                let response = try await post(events)
+                #expect(response.status == 400, "\(events.prefix(1)): \(response.object)")
+                #expect(response.errorCode != nil)
+            }
+
+            let deadline = ContinuousClock.now + .seconds(60)
+            var outcome = try await client.json("/v1/experiments/draft-exp")
+            while outcome["impressions"] as? Int != 3 || outcome["ties"] as? Int != 1 {
+                try #require(ContinuousClock.now < deadline, "the worker did not credit the events: \(outcome.object)")
+                try await Task.sleep(for: .milliseconds(200))
+                outcome = try await client.json("/v1/experiments/draft-exp")
+            }
+            #expect(outcome["wins_a"] as? Int == 1)
+            #expect(outcome["wins_b"] as? Int == 1)
+            #expect((outcome["p_value"] as? Double).map { abs($0 - 1) < 1e-9 } == true)
+            let unknown = try await client.json("/v1/experiments/never-run")
+            #expect(unknown["impressions"] as? Int == 0)
+            #expect(try await client.json("/v1/experiments/Bad%20Id").status == 400)
+        }
+    }
+}
