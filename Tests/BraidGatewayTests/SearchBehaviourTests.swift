@@ -6,6 +6,9 @@ import BraidRuntime
 import BraidTestSupport
 import BraidWorker
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -125,6 +128,53 @@ struct SearchBehaviourTests {
             let fresh = try await client.json("/v1/search?q=salmon&per_page=4&session=a1")
             #expect((fresh["interleaving"] as? [String: Any])?["snapshot"] as? NSNumber != nil, "a new session does not use the snapshot")
         }
+    }
+
+    @Test("A snapshot older than its refresh threshold triggers one refresh, which a worker materializes")
+    func refreshAhead() async throws {
+        let fixture = try await WorkerFixture(documents: 300, users: 5)
+        var configuration = GatewayHarness.configuration(fixture)
+        configuration.rankings["featured"]?.refreshAfterSeconds = 1
+        let worker = try fixture.startWorker("refresh-ahead")
+        defer { worker.signal(SIGTERM) }
+        try await GatewayHarness.with(configuration) { [configuration] client, gateway in
+            let first = try await client.json("/v1/search?q=cake&per_page=5&session=f1")
+            let version = try #require((first["interleaving"] as? [String: Any])?["snapshot"] as? NSNumber).int64Value
+            try await Task.sleep(for: .seconds(1.5))
+            // Stale now: these pages are still served from it, and ask once for a refresh.
+            for session in ["f2", "f3", "f4"] {
+                let page = try await client.json("/v1/search?q=cake&per_page=5&session=\(session)")
+                #expect((page["interleaving"] as? [String: Any])?["snapshot"] as? NSNumber == NSNumber(value: version))
+            }
+            let marker = configuration.redis.cacheKeys.ranking("featured", query: "cake").refreshMarker
+            #expect(try await gateway.redis.getString(marker) == "refresh")
+            let store = PrecomputeStore(redis: gateway.redis, keys: configuration.redis.cacheKeys)
+            let deadline = ContinuousClock.now + .seconds(60)
+            while try await store.currentVersion(ranking: "featured", query: "cake") == version {
+                try #require(ContinuousClock.now < deadline, "the refresh was not materialized")
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
+    @Test("braid gateway serves, and exits 0 on SIGTERM")
+    func processStartsAndStops() async throws {
+        let fixture = try await WorkerFixture(documents: 50, users: 5)
+        let port = try FreePort.find()
+        var environment = fixture.environment
+        environment["BRAID_GATEWAY_PORT"] = "\(port)"
+        let gateway = try ChildProcess(
+            BraidBinary.url.path, ["gateway"], environment: environment,
+            log: try TestEnvironment.runDirectory().appendingPathComponent("\(fixture.keyPrefix)-gateway.log"))
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !FreePort.accepts(port: port) {
+            try #require(ContinuousClock.now < deadline && !gateway.hasExited, "braid gateway did not start listening")
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/v1/search?q=curry&per_page=3")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(String(decoding: data, as: UTF8.self))")
+        gateway.signal(SIGTERM)
+        #expect(await gateway.waitForExit(timeout: .seconds(20)) == 0)
     }
 
     @Test("Redis stopped: live-only pages with degraded true and no 5xx; Redis back: interleaving resumes")
