@@ -1,0 +1,249 @@
+# Gateway throughput under wrk on loopback: two `braid gateway` processes on the same Redis,
+# Kafka and corpus, one interleaving (the defaults) and one with interleaving.enabled=false
+# (live-only pages that never touch Redis; the baseline). Measured, with the same wrk settings
+# and one after the other:
+#   - search page 1 (per_page=20, six queries in turn): interleaved ÷ live-only requests/s and
+#     p99 latency; every snapshot exists and sits in the near-cache before the clock runs;
+#   - a batchGet of 6 cache-hit components ÷ GET /healthz, both on the interleaved gateway;
+#   - the interleaved gateway's peak RSS (VmHWM) after all of that load.
+# Each pair is measured in ROUNDS rounds in alternating order (A B, B A, ...) so drift on the
+# shared machine hits both sides alike; the ratios compare the means. Sourced by bench.sh.
+secs="${BRAID_BENCH_GATEWAY_SECONDS:-10}"
+warmup_secs="${BRAID_BENCH_GATEWAY_WARMUP_SECONDS:-3}"
+connections="${BRAID_BENCH_GATEWAY_CONNECTIONS:-16}"
+rounds="${BRAID_BENCH_GATEWAY_ROUNDS:-2}"
+command -v wrk >/dev/null || braid_die "wrk is not installed (apt-get install wrk)"
+corpus="$BRAID_RUN_DIR/gateway-corpus.sqlite"
+"$BRAID" seed --docs 20000 --users 200 --db "$corpus" >/dev/null 2>&1 || braid_die "braid seed failed"
+
+# A feed of 6 components (the defaults have 5); the file's `feeds` replaces the default map.
+config="$BRAID_RUN_DIR/gateway-bench.yaml"
+# Every key of a component and a variant is required in a file (no per-key defaults there).
+cat >"$config" <<'YAML'
+feeds:
+  bench:
+    components:
+      recommended: {type: recommended_recipes, title: Recommended for you, style: horizontal_list,
+        orthogonal_scroll: true, width: 160, height: 220, page_size: 10, scope: user, ttl_seconds: 21600}
+      following: {type: followed_authors_new, title: New from people you follow, style: horizontal_list,
+        orthogonal_scroll: true, width: 160, height: 220, page_size: 10, scope: user, ttl_seconds: 21600}
+      popular-dessert: {type: popular_in_category, title: Popular desserts, style: grid, orthogonal_scroll: false,
+        width: 180, height: 240, page_size: 10, scope: category, category: dessert, ttl_seconds: 21600}
+      carousel: {type: carousel, title: "Today's picks", style: carousel, orthogonal_scroll: true,
+        auto_scroll_interval_ms: 5000, width: 360, height: 200, page_size: 5, scope: segment, ttl_seconds: 21600}
+      new-arrivals: {type: new_arrivals, title: New arrivals, style: vertical_list, orthogonal_scroll: false,
+        width: 360, height: 120, page_size: 20, scope: segment, ttl_seconds: 21600}
+      recipes: {type: profile_recipes, title: Recipes, style: tabs, orthogonal_scroll: false,
+        width: 180, height: 240, page_size: 12, scope: user, ttl_seconds: 21600}
+    variants:
+      - {name: default, weight: 100, prefetch: 2,
+         components: [recommended, following, popular-dessert, carousel, new-arrivals, recipes]}
+YAML
+bench_components='["recommended","following","popular-dessert","carousel","new-arrivals","recipes"]'
+bench_queries=("curry" "pasta" "chicken" "cake" "miso soup" "salmon")
+
+# Passed per process rather than exported, so nothing leaks into the groups sourced after this.
+gateway_env=(
+  BRAID_REDIS_URL="$BRAID_BENCH_REDIS_URL" BRAID_KAFKA_BROKERS="$BRAID_BENCH_KAFKA_BROKERS"
+  BRAID_SEARCH_SQLITE_PATH="$corpus" BRAID_REDIS_KEY_PREFIX="bench-gateway-$$"
+  BRAID_KAFKA_REQUESTS_TOPIC=braid.requests BRAID_KAFKA_CONSUMER_GROUP="bench-gateway-$$" BRAID_LOGGING_LEVEL=info
+)
+
+# braid_wait_until, but a failure shows the end of the log (cleanup deletes $BRAID_RUN_DIR).
+wait_for() { # TIMEOUT PID LOG CMD...
+  local timeout="$1" pid="$2" log="$3" deadline=$((SECONDS + $1)); shift 3
+  until "$@" >/dev/null 2>&1; do
+    kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)) && { sleep 0.1; continue; }
+    tail -n 20 "$log" >&2
+    braid_die "$(basename "$log" .log) did not start within ${timeout}s"
+  done
+}
+
+start_gateway() { # NAME PORT [VAR=VALUE...]
+  local name="$1" port="$2"; shift 2
+  env "${gateway_env[@]}" BRAID_GATEWAY_PORT="$port" "$@" "$BRAID" gateway --config "$config" \
+    >"$BRAID_RUN_DIR/bench-gateway-$name.log" 2>&1 &
+  local pid=$!
+  echo "$pid" >"$BRAID_RUN_DIR/bench-gateway-$name.pid"
+  wait_for 60 "$pid" "$BRAID_RUN_DIR/bench-gateway-$name.log" curl -sf "http://127.0.0.1:$port/healthz"
+}
+
+interleaved_port="$(braid_free_port)"
+start_gateway interleaved "$interleaved_port"
+live_port="$(braid_free_port)"
+start_gateway live-only "$live_port" BRAID_INTERLEAVING_ENABLED=false
+interleaved_pid="$(cat "$BRAID_RUN_DIR/bench-gateway-interleaved.pid")"
+
+# Cache-hit components: a worker materializes the six (not timed), then leaves before the load.
+worker_metrics_port="$(braid_free_port)"
+env "${gateway_env[@]}" BRAID_WORKER_METRICS_PORT="$worker_metrics_port" "$BRAID" worker --config "$config" \
+  >"$BRAID_RUN_DIR/bench-gateway-worker.log" 2>&1 &
+worker_pid=$!
+echo "$worker_pid" >"$BRAID_RUN_DIR/bench-gateway-worker.pid"
+wait_for 60 "$worker_pid" "$BRAID_RUN_DIR/bench-gateway-worker.log" grep -q "partitions assigned" "$BRAID_RUN_DIR/bench-gateway-worker.log"
+publish() { env "${gateway_env[@]}" "$BRAID" publish --config "$config" --feed bench "$@" >/dev/null || braid_die "braid publish $* failed"; }
+publish --type recommended_recipes --user u1
+publish --type followed_authors_new --user u1
+publish --type profile_recipes --user u1
+publish --type popular_in_category --category dessert
+publish --type carousel --segment all
+publish --type new_arrivals --segment all
+
+batch_body="{\"user\":\"u1\",\"components\":$bench_components,\"timeout_ms\":2000}"
+batch_url="http://127.0.0.1:$interleaved_port/v1/feeds/bench/components:batchGet"
+all_cached() { # exits 0 when every entry of a batchGet is ready and came from the cache
+  curl -sf -X POST -H 'Content-Type: application/json' -d "$batch_body" "$batch_url" >"$BRAID_RUN_DIR/gateway-batch.json" &&
+    python3 - "$BRAID_RUN_DIR/gateway-batch.json" <<'PY'
+import json, sys
+entries = json.load(open(sys.argv[1]))["components"]
+sys.exit(0 if len(entries) == 6 and all(e.get("status") == "ready" and e.get("source") == "cached" for e in entries) else 1)
+PY
+}
+deadline=$((SECONDS + 60))
+until all_cached; do
+  ((SECONDS < deadline)) || braid_die "batchGet entries not all cached after 60 s: $(cat "$BRAID_RUN_DIR/gateway-batch.json" 2>/dev/null | head -c 600)"
+  sleep 0.2
+done
+braid_stop_pidfile "$BRAID_RUN_DIR/bench-gateway-worker.pid"
+
+# Search pages: every query once on both gateways (the interleaved one computes and stores each
+# snapshot inline, then keeps it in its near-cache), checked to be interleaved or live-only.
+urlencode() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote_plus(sys.argv[1]))' "$1"; }
+search_paths=()
+for q in "${bench_queries[@]}"; do search_paths+=("/v1/search?q=$(urlencode "$q")&per_page=20"); done
+check_page() { # PORT PATH interleaved|live
+  curl -sf "http://127.0.0.1:$1$2" | python3 -c '
+import json, sys
+page = json.load(sys.stdin)
+want = sys.argv[1]
+snapshot = page["interleaving"]["snapshot"]
+sources = {item["source"] for item in page["items"]}
+ok = len(page["items"]) == 20 and (
+    (want == "interleaved" and snapshot is not None and sources == {"live", "cached"})
+    or (want == "live" and snapshot is None and sources == {"live"}))
+sys.exit(0 if ok else 1)' "$3"
+}
+for path in "${search_paths[@]}"; do
+  check_page "$interleaved_port" "$path" interleaved || braid_die "GET $path on the interleaved gateway is not an interleaved page of 20"
+  check_page "$live_port" "$path" live || braid_die "GET $path on the live-only gateway is not a live-only page of 20"
+done
+
+search_lua="$BRAID_RUN_DIR/gateway-search.lua"
+{
+  printf 'local paths = {'
+  for path in "${search_paths[@]}"; do printf '"%s", ' "$path"; done
+  printf '}\n'
+  cat <<'LUA'
+local i = 0
+request = function()
+  i = i % #paths + 1
+  return wrk.format("GET", paths[i])
+end
+LUA
+} >"$search_lua"
+batch_lua="$BRAID_RUN_DIR/gateway-batch.lua"
+cat >"$batch_lua" <<LUA
+wrk.method = "POST"
+wrk.body = '$batch_body'
+wrk.headers["Content-Type"] = "application/json"
+LUA
+
+# Runs wrk and prints "requests/s p99-ms requests"; any non-2xx response or socket error fails
+# the run.
+run_wrk() { # NAME SECONDS URL [LUA]
+  local name="$1" duration="$2" url="$3" script=() out="$BRAID_RUN_DIR/wrk-$1.txt"
+  [ -n "${4:-}" ] && script=(-s "$4")
+  wrk -t2 -c"$connections" -d"${duration}s" --latency "${script[@]}" "$url" >"$out" 2>&1 || braid_die "wrk failed: $(cat "$out")"
+  python3 - "$out" <<'PY' || braid_die "wrk run $name: $(cat "$out")"
+import re, sys
+text = open(sys.argv[1]).read()
+if re.search(r"Non-2xx or 3xx responses|Socket errors", text):
+    sys.exit(1)
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+value, unit = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\s*$", text, re.M).groups()
+count = int(re.search(r"(\d+) requests in", text).group(1))
+print(f"{rps:.1f} {float(value) * {'us': 0.001, 'ms': 1.0, 's': 1000.0}[unit]:.3f} {count}")
+PY
+}
+
+# Not timed: warm-up with the same settings (connections, code paths, allocator).
+live_url="http://127.0.0.1:$live_port"
+interleaved_url="http://127.0.0.1:$interleaved_port"
+run_wrk warmup-live "$warmup_secs" "$live_url/" "$search_lua" >/dev/null
+run_wrk warmup-interleaved "$warmup_secs" "$interleaved_url/" "$search_lua" >/dev/null
+run_wrk warmup-batch "$warmup_secs" "$batch_url" "$batch_lua" >/dev/null
+run_wrk warmup-hello "$warmup_secs" "$interleaved_url/healthz" >/dev/null
+
+# One measurement: prints its FIGURE lines and appends "name rps p99 requests" to $results.
+results="$BRAID_RUN_DIR/gateway-results.txt"
+: >"$results"
+measure() { # NAME URL [LUA]
+  local name="$1" result
+  result="$(run_wrk "$name" "$secs" "$2" "${3:-}")" || exit 1
+  echo "$name $result" >>"$results"
+  read -r rps p99 _ <<<"$result"
+  echo "FIGURE gateway.$name.rps $rps"
+  echo "FIGURE gateway.$name.p99_ms $p99"
+}
+mean() { awk -v n="$1" -v f="$2" '$1 == n {s += $f; c++} END {printf "%.1f", s / c}' "$results"; } # NAME FIELD
+total() { awk -v n="$1" '$1 == n {s += $4} END {print s + 0}' "$results"; } # NAME: requests
+# A counter of the interleaved gateway's /metrics (summed over labels).
+metric() { curl -sf "$interleaved_url/metrics" | awk -v m="$1" 'index($1, m) == 1 && ($1 == m || substr($1, length(m) + 1, 1) == "{") {s += $2} END {printf "%d", s}'; }
+counters=(braid_gateway_near_cache_misses_total braid_gateway_component_cache_misses_total
+  braid_gateway_component_cache_hits_total braid_gateway_degraded_pages_total)
+declare -A before
+for c in "${counters[@]}"; do before[$c]="$(metric "$c")"; done
+
+# Rounds in alternating order (A B, B A, ...), so drift on the shared machine hits both alike.
+for r in $(seq 1 "$rounds"); do
+  if ((r % 2)); then
+    measure search_live_only "$live_url/" "$search_lua"
+    measure search_interleaved "$interleaved_url/" "$search_lua"
+  else
+    measure search_interleaved "$interleaved_url/" "$search_lua"
+    measure search_live_only "$live_url/" "$search_lua"
+  fi
+done
+for r in $(seq 1 "$rounds"); do
+  if ((r % 2)); then
+    measure hello "$interleaved_url/healthz"
+    measure batchget "$batch_url" "$batch_lua"
+  else
+    measure batchget "$batch_url" "$batch_lua"
+    measure hello "$interleaved_url/healthz"
+  fi
+done
+
+# What was measured is what was meant: snapshots from the near-cache, components from Redis,
+# no page degraded to live-only by a Redis error.
+declare -A delta
+for c in "${counters[@]}"; do delta[$c]=$(($(metric "$c") - before[$c])); done
+((delta[braid_gateway_near_cache_misses_total] == 0)) ||
+  braid_die "the interleaved gateway missed its near-cache ${delta[braid_gateway_near_cache_misses_total]} times under load"
+((delta[braid_gateway_component_cache_misses_total] == 0)) ||
+  braid_die "${delta[braid_gateway_component_cache_misses_total]} components were not in Redis under load"
+((delta[braid_gateway_degraded_pages_total] == 0)) ||
+  braid_die "${delta[braid_gateway_degraded_pages_total]} search pages degraded to live-only under load"
+((delta[braid_gateway_component_cache_hits_total] >= 6 * $(total batchget))) ||
+  braid_die "only ${delta[braid_gateway_component_cache_hits_total]} component cache hits for $(total batchget) batchGets of 6"
+all_cached || braid_die "after the load, batchGet entries are not all cached: $(head -c 600 "$BRAID_RUN_DIR/gateway-batch.json")"
+peak_kib="$(awk '/^VmHWM:/ {print $2}' "/proc/$interleaved_pid/status")"
+[ -n "$peak_kib" ] || braid_die "no VmHWM for the interleaved gateway (pid $interleaved_pid)"
+for log in "$BRAID_RUN_DIR"/bench-gateway-{interleaved,live-only}.log; do
+  if grep -Eq "(warning|error|critical)" "$log"; then
+    braid_log "$(basename "$log") has warnings or errors:"; grep -E "(warning|error|critical)" "$log" | head -5 >&2
+  fi
+done
+
+echo "FIGURE gateway.search_live_only.mean_rps $(mean search_live_only 2)"
+echo "FIGURE gateway.search_interleaved.mean_rps $(mean search_interleaved 2)"
+echo "FIGURE gateway.search_live_only.mean_p99_ms $(mean search_live_only 3)"
+echo "FIGURE gateway.search_interleaved.mean_p99_ms $(mean search_interleaved 3)"
+echo "FIGURE gateway.hello.mean_rps $(mean hello 2)"
+echo "FIGURE gateway.batchget.mean_rps $(mean batchget 2)"
+python3 -c "print(f'FIGURE gateway.peak_rss_mib {$peak_kib / 1024:.1f}')"
+python3 -c "print(f'RATIO gateway.interleaved_rps.vs_live_only {$(mean search_interleaved 2) / $(mean search_live_only 2):.3f}')"
+python3 -c "print(f'RATIO gateway.interleaved_p99.vs_live_only {$(mean search_interleaved 3) / $(mean search_live_only 3):.3f}')"
+python3 -c "print(f'RATIO gateway.batchget_rps.vs_hello {$(mean batchget 2) / $(mean hello 2):.3f}')"
+braid_stop_pidfile "$BRAID_RUN_DIR/bench-gateway-interleaved.pid"
+braid_stop_pidfile "$BRAID_RUN_DIR/bench-gateway-live-only.pid"
