@@ -98,3 +98,35 @@ extension BraidConfiguration {
             variants: [VariantSection(name: "default", weight: 100, components: ["recipes", "cooksnaps"], prefetch: 1)]),
     ]
 }
+
+// Entries of open maps (feeds, their components and variants) are replaced whole by the file,
+// so their optional keys need defaults of their own when decoding: the ones of the
+// initialisers above, which the README documents.
+
+extension BraidConfiguration.ComponentSection {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = Self(type: try c.decode(String.self, forKey: .type), title: try c.decode(String.self, forKey: .title))
+        self.init(
+            type: defaults.type, title: defaults.title,
+            style: try c.decodeIfPresent(String.self, forKey: .style) ?? defaults.style,
+            orthogonalScroll: try c.decodeIfPresent(Bool.self, forKey: .orthogonalScroll) ?? defaults.orthogonalScroll,
+            autoScrollIntervalMs: try c.decodeIfPresent(Int.self, forKey: .autoScrollIntervalMs),
+            width: try c.decodeIfPresent(Int.self, forKey: .width) ?? defaults.width,
+            height: try c.decodeIfPresent(Int.self, forKey: .height) ?? defaults.height,
+            pageSize: try c.decodeIfPresent(Int.self, forKey: .pageSize) ?? defaults.pageSize,
+            scope: try c.decodeIfPresent(String.self, forKey: .scope) ?? defaults.scope,
+            category: try c.decodeIfPresent(String.self, forKey: .category),
+            ttlSeconds: try c.decodeIfPresent(Int.self, forKey: .ttlSeconds) ?? defaults.ttlSeconds)
+    }
+}
+
+extension BraidConfiguration.VariantSection {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            name: try c.decode(String.self, forKey: .name), weight: try c.decode(Int.self, forKey: .weight),
+            components: try c.decode([String].self, forKey: .components),
+            prefetch: try c.decodeIfPresent(Int.self, forKey: .prefetch) ?? 2)
+    }
+}

@@ -157,3 +157,18 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public init() {}
     }
 }
+
+/// A ranking defined in the file replaces the default entry whole: its optional keys take
+/// the initialiser's defaults (documented in the README).
+extension BraidConfiguration.RankingSection {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = Self(profile: try c.decode(String.self, forKey: .profile))
+        self.init(
+            profile: defaults.profile,
+            size: try c.decodeIfPresent(Int.self, forKey: .size) ?? defaults.size,
+            ttlSeconds: try c.decodeIfPresent(Int.self, forKey: .ttlSeconds) ?? defaults.ttlSeconds,
+            refreshAfterSeconds: try c.decodeIfPresent(Int.self, forKey: .refreshAfterSeconds) ?? defaults.refreshAfterSeconds,
+            graceSeconds: try c.decodeIfPresent(Int.self, forKey: .graceSeconds) ?? defaults.graceSeconds)
+    }
+}

@@ -123,6 +123,26 @@ struct FeedConfigurationTests {
         #expect(configuration.feeds["home"]?.components.keys.sorted() == ["only"])
         #expect(configuration.feeds["profile"] != nil)
     }
+
+    @Test func mapEntriesInTheFileNeedOnlyTheirRequiredKeys() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("braid-\(UUID().uuidString).yaml").path
+        try """
+            rankings:
+              short: {profile: newest}
+            feeds:
+              home:
+                components:
+                  only: {type: new_arrivals, title: Only}
+                variants:
+                  - {name: all, weight: 100, components: [only]}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let configuration = try ConfigurationLoader.load(file: path, environment: [:])
+        try configuration.validate()
+        let component = try #require(configuration.feeds["home"]?.components["only"])
+        #expect(component == BraidConfiguration.ComponentSection(type: "new_arrivals", title: "Only"))
+        #expect(configuration.feeds["home"]?.variants.first?.prefetch == 2)
+        #expect(configuration.rankings["short"] == BraidConfiguration.RankingSection(profile: "newest"))
+    }
 }
 
 @Suite("configuration validation")

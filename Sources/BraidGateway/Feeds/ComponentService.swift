@@ -21,6 +21,9 @@ public struct ComponentService: Sendable {
     public let storedItems: Int
     /// Deadline of a single component's live fallback.
     public let liveTimeout: Duration
+    /// Decoded contents by key and version: a hit costs one small Redis read (the version)
+    /// instead of reading and decoding the whole stored list.
+    let nearCache: NearCache<String, ComponentContent>
     let logger: Logger
 
     /// Segment-scoped components are shared by every user: one segment for now.
@@ -30,8 +33,9 @@ public struct ComponentService: Sendable {
     public init(
         feeds: [String: BraidConfiguration.FeedSection], store: PrecomputeStore, provider: any ComponentProvider,
         publisher: RequestPublisher, codec: CursorCodec, cursorTTLSeconds: Int, storedItems: Int, liveTimeout: Duration,
-        logger: Logger
+        nearCacheBytes: Int, logger: Logger
     ) {
+        self.nearCache = NearCache(capacityBytes: nearCacheBytes)
         self.feeds = feeds
         self.store = store
         self.provider = provider
@@ -134,7 +138,7 @@ public struct ComponentService: Sendable {
         let pageSize = resolved.section.pageSize
         let cached: ComponentContent?
         do {
-            cached = try await store.component(feed: resolved.feed, type: resolved.type, scope: resolved.scope)
+            cached = try await cachedContent(resolved)
         } catch {
             // Redis trouble: the live provider still has the content.
             logger.warning("component cache unreachable; serving live", metadata: ["error": "\(error)"])
@@ -152,6 +156,18 @@ public struct ComponentService: Sendable {
         }
         let page = try await provider.items(ComponentRequest(type: resolved.type, scope: resolved.scope, limit: pageSize, offset: offset))
         return response(resolved, items: page.items, source: .live, nextOffset: page.nextOffset, now: now)
+    }
+
+    /// The stored content, through the near-cache when the stored version is the cached one.
+    func cachedContent(_ resolved: Resolved) async throws -> ComponentContent? {
+        let (feed, type, scope) = (resolved.feed, resolved.type, resolved.scope)
+        guard let version = try await store.componentVersion(feed: feed, type: type, scope: scope) else { return nil }
+        let key = store.keys.component(feed: feed, type: type, scope: scope)
+        if let content = nearCache.value(for: "\(key)@\(version)") { return content }
+        guard let stored = try await store.storedComponent(feed: feed, type: type, scope: scope) else { return nil }
+        nearCache.insert(stored.content, bytes: stored.bytes, for: "\(key)@\(stored.content.version)")
+        Gauge(label: "braid_gateway_component_near_cache_bytes").record(nearCache.bytes)
+        return stored.content
     }
 
     func response(_ resolved: Resolved, items: [JSONValue], source: ComponentContentResponse.Source, nextOffset: Int?, now: Date) -> ComponentContentResponse {

@@ -41,7 +41,7 @@ public struct Gateway: Sendable {
         let components = ComponentService(
             feeds: configuration.feeds, store: store, provider: provider, publisher: publisher, codec: codec,
             cursorTTLSeconds: gateway.cursorTtlSeconds, storedItems: configuration.worker.componentItems, liveTimeout: liveTimeout,
-            logger: logger)
+            nearCacheBytes: gateway.nearCacheBytes, logger: logger)
         let events = EventService(
             codec: ImpressionCodec(key: Array(gateway.cursorKey.utf8)), producer: producer, topic: configuration.kafka.eventsTopic,
             experiments: ExperimentStore(redis: redis, keys: configuration.redis.cacheKeys))

@@ -16,7 +16,7 @@ struct SQLiteSearchStatements {
     /// The page `from..<from+size` in profile order; ties broken by id so pages never overlap.
     func page(_ request: SearchRequest) -> Statement {
         let table = match.table.rawValue
-        let exclusion = Self.exclusion(request.excluding)
+        let exclusion = Self.exclusion(request.excluding, table: table)
         let sql = """
             SELECT r.id, r.title, r.ingredients, r.category, r.author_id, r.author, r.published_at, r.popularity,
                    \(score(request.profile)) AS score
@@ -29,18 +29,14 @@ struct SQLiteSearchStatements {
             sql: sql, binds: [.text(match.expression)] + exclusion.binds + [.integer(request.size), .integer(request.from)])
     }
 
-    /// Matches minus the excluded ids: T of the interleaving planner.
+    /// Matches minus the excluded ids: T of the interleaving planner. The index alone
+    /// answers it: excluded ids become rowids once, instead of joining every match to
+    /// `recipes` to read its id (1-1.5 ms per query at 20,000 recipes, ten times this).
     func count(excluding: [String]) -> Statement {
         let table = match.table.rawValue
-        guard !excluding.isEmpty else {
-            return Statement(sql: "SELECT COUNT(*) AS total FROM \(table) WHERE \(table) MATCH ?", binds: [.text(match.expression)])
-        }
-        let exclusion = Self.exclusion(excluding)
+        let exclusion = Self.exclusion(excluding, table: table)
         return Statement(
-            sql: """
-                SELECT COUNT(*) AS total FROM \(table) JOIN recipes AS r ON r.seq = \(table).rowid
-                WHERE \(table) MATCH ?\(exclusion.sql)
-                """,
+            sql: "SELECT COUNT(*) AS total FROM \(table) WHERE \(table) MATCH ?\(exclusion.sql)",
             binds: [.text(match.expression)] + exclusion.binds)
     }
 
@@ -60,9 +56,14 @@ struct SQLiteSearchStatements {
         return "-bm25(\(match.table.rawValue), " + columnWeights.map { String($0) }.joined(separator: ", ") + ")"
     }
 
-    private static func exclusion(_ ids: [String]) -> (sql: String, binds: [SQLiteData]) {
+    /// ` AND <table>.rowid NOT IN (SELECT seq FROM recipes WHERE id IN (?, …))`, or nothing.
+    private static func exclusion(_ ids: [String], table: String) -> (sql: String, binds: [SQLiteData]) {
         guard !ids.isEmpty else { return ("", []) }
         let unique = Array(Set(ids)).sorted()
-        return (" AND r.id NOT IN (" + Array(repeating: "?", count: unique.count).joined(separator: ",") + ")", unique.map { .text($0) })
+        let placeholders = Array(repeating: "?", count: unique.count).joined(separator: ",")
+        return (
+            " AND \(table).rowid NOT IN (SELECT seq FROM recipes WHERE id IN (\(placeholders)))",
+            unique.map { .text($0) }
+        )
     }
 }

@@ -89,13 +89,35 @@ public struct PrecomputeStore: Sendable {
 
     /// A component's stored content, or nil when none is stored.
     public func component(feed: String, type: ComponentType, scope: ComponentScope) async throws -> ComponentContent? {
+        try await storedComponent(feed: feed, type: type, scope: scope)?.content
+    }
+
+    /// A component's stored content with the size of its JSON, or nil when none is stored.
+    public func storedComponent(feed: String, type: ComponentType, scope: ComponentScope) async throws -> (content: ComponentContent, bytes: Int)? {
         let key = keys.component(feed: feed, type: type, scope: scope)
         let fields = try await redis.hgetall(key)
         guard let content = fields["content"] else { return nil }
         do {
-            return try ComponentContent.decode(Data(buffer: content))
+            return (try ComponentContent.decode(Data(buffer: content)), content.readableBytes)
         } catch {
             throw StoredValueError(key: key, reason: "not a component content: \(error)")
+        }
+    }
+
+    /// The stored version of a component, or nil when none is stored: one small read that
+    /// tells a reader whether its in-process copy is still current.
+    public func componentVersion(feed: String, type: ComponentType, scope: ComponentScope) async throws -> Int64? {
+        let key = keys.component(feed: feed, type: type, scope: scope)
+        let reply = try await redis.send(["HGET", .string(key), "version"])
+        switch reply {
+        case .bulkString(nil): return nil
+        case .bulkString(let buffer?):
+            guard let version = Int64(String(buffer: buffer)) else {
+                throw StoredValueError(key: key, reason: "version '\(String(buffer: buffer))' is not a number")
+            }
+            return version
+        default:
+            throw StoredValueError(key: key, reason: "unexpected reply to HGET version: \(reply)")
         }
     }
 }
