@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `make test`: installs what is missing, starts an ephemeral redis-server and Kafka broker on
 # free loopback ports, runs every test (unit and integration) and stops the servers whatever
-# the outcome. Exits with the tests' status. Extra arguments go to `swift test`.
+# the outcome. Extra arguments go to `swift test`; without any, the gateway is also fuzzed
+# against Schemas/openapi.yaml (Deploy/local/fuzz.sh, FUZZ_EXAMPLES=10 per operation).
+# Exits non-zero when the tests or the fuzzing fail.
 #
 # The tests find the servers through BRAID_TEST_* variables; an integration test fails
 # (never skips) when they are missing or the servers do not answer.
@@ -42,4 +44,14 @@ export BRAID_ROOT
 
 status=0
 swift test --skip-build "$@" || status=$?
+
+# The whole suite (no filter) also fuzzes the gateway against Schemas/openapi.yaml, with a
+# small example count, on the servers above (Deploy/local/fuzz.sh; `make fuzz` runs more).
+if (($# == 0)); then
+  fuzz_status=0
+  BRAID="$(swift build --show-bin-path)/braid" FUZZ_EXAMPLES="${FUZZ_EXAMPLES:-10}" \
+    BRAID_FUZZ_REDIS_URL="$BRAID_TEST_REDIS_URL" BRAID_FUZZ_KAFKA_BROKERS="$BRAID_TEST_KAFKA_BROKERS" \
+    "$BRAID_ROOT/Deploy/local/fuzz.sh" || fuzz_status=$?
+  ((status != 0)) || status="$fuzz_status"
+fi
 exit "$status"
