@@ -130,6 +130,8 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var cursorKey = "braid-local-development-key"
         public var cursorTtlSeconds = 3_600
         public var nearCacheBytes = 64 << 20
+        /// How long page 1 reuses a snapshot pointer it read; 0 reads Redis on every page 1.
+        public var pointerCacheMs = 1_000
         public var liveTimeoutMs = 1_000
         public var defaultPerPage = 20
         /// Default deadline of each component in a batchGet; a slower one comes back pending.

@@ -115,7 +115,7 @@ struct FeedTests {
         var configuration = materializerConfiguration
         // The gateway's live provider reads a corpus that does not exist: every miss fails.
         configuration.search.sqlitePath = fixture.corpus.path + ".missing"
-        try await GatewayHarness.with(configuration) { [configuration] client, gateway in
+        try await GatewayHarness.with(configuration) { client, gateway in
             let store = PrecomputeStore(redis: gateway.redis, keys: materializerConfiguration.redis.cacheKeys)
             let provider = SQLiteComponentProvider(path: fixture.corpus.path)
             defer { Task { try? await provider.shutdown() } }

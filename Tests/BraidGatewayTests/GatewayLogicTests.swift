@@ -80,3 +80,20 @@ struct NearCacheTests {
         #expect(cache.count == 2)
     }
 }
+
+@Suite("Pointer cache")
+struct PointerCacheTests {
+    @Test("A pointer is reused within its TTL only; a zero TTL never reuses")
+    func ttl() async throws {
+        let key = SnapshotReader.Key(ranking: "featured", query: "curry", version: 0)
+        let cache = PointerCache(ttl: .milliseconds(200))
+        #expect(cache.version(for: key) == nil)
+        cache.remember(42, for: key)
+        #expect(cache.version(for: key) == 42)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(cache.version(for: key) == nil)
+        let off = PointerCache(ttl: .zero)
+        off.remember(42, for: key)
+        #expect(off.version(for: key) == nil)
+    }
+}

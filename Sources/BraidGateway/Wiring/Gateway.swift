@@ -33,7 +33,8 @@ public struct Gateway: Sendable {
         let liveTimeout = Duration.milliseconds(gateway.liveTimeoutMs)
         let search = SearchService(
             arms: try ArmSelector(configuration),
-            snapshots: SnapshotReader(store: store, nearCacheBytes: gateway.nearCacheBytes),
+            snapshots: SnapshotReader(
+                store: store, nearCacheBytes: gateway.nearCacheBytes, pointerTTL: .milliseconds(gateway.pointerCacheMs)),
             misses: SnapshotMisses(
                 materializer: RankingMaterializer(store: store, source: source, rankings: try configuration.materializedRankings()),
                 publisher: publisher, logger: logger),
