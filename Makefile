@@ -1,5 +1,5 @@
 # The front door. Every target bootstraps what a fresh machine lacks (Deploy/local/bootstrap.sh).
-.PHONY: run test fuzz bench bootstrap build clean
+.PHONY: run test fuzz bench faults bootstrap build clean
 
 ONLY ?= all
 
@@ -18,6 +18,10 @@ fuzz:
 ## Benchmarks: RATIO lines against baselines measured in the same run (ONLY=<group>).
 bench:
 	@Deploy/local/bench.sh $(ONLY)
+
+## Fault injection on loopback (broker frozen, worker killed, Redis restarted, hostile messages); ONLY=<scenario>.
+faults:
+	@Deploy/local/faults.sh $(ONLY)
 
 bootstrap:
 	@Deploy/local/bootstrap.sh
