@@ -48,10 +48,12 @@ braid_wait_until() { # TIMEOUT PID WHAT CMD...
   done
 }
 
-braid_start_redis() { # PORT
+braid_start_redis() { # PORT [restart]
   local port="$1"
   mkdir -p "$BRAID_RUN_DIR"
-  braid_require_free_port "$port" redis-server
+  # A restart on the port just left: connections in TIME_WAIT fail our bind check, while
+  # redis-server itself binds with SO_REUSEADDR.
+  [ "${2:-}" = restart ] || braid_require_free_port "$port" redis-server
   command -v redis-server >/dev/null || braid_die "redis-server is not installed; run Deploy/local/bootstrap.sh"
   redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
     --dir "$BRAID_RUN_DIR" --logfile "$BRAID_RUN_DIR/redis-$port.log" --daemonize no &
