@@ -212,5 +212,10 @@ let package = Package(
             name: "BraidRedisTests",
             dependencies: ["BraidRedis", "BraidTestSupport", "CHiredis"],
             swiftSettings: strictness),
+        // Deploy/: Kubernetes manifests, systemd units, configuration examples, Grafana dashboard.
+        .testTarget(
+            name: "BraidDeployTests",
+            dependencies: ["BraidRuntime", .product(name: "Yams", package: "Yams")],
+            swiftSettings: strictness),
     ]
 )
