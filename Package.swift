@@ -165,7 +165,7 @@ let package = Package(
             swiftSettings: strictness),
         .testTarget(
             name: "BraidCLITests",
-            dependencies: ["braid", "BraidCore", "BraidKafka", "BraidTestSupport"],
+            dependencies: ["braid", "BraidCore", "BraidKafka", "BraidRedis", "BraidWorker", "BraidTestSupport"],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidWorkerTests",
