@@ -1,0 +1,227 @@
+import BraidCore
+import BraidKafka
+import BraidRedis
+import BraidTestSupport
+import BraidWorker
+import Foundation
+import Testing
+
+/// `braid ops …` run as a person would, against the servers `make test` started.
+@Suite("braid ops against the real broker and Redis")
+struct OpsCommandTests {
+    static func kafkaEnvironment(requests: String, deadLetters: String, events: String = TestEnvironment.uniqueName("events"))
+        throws -> [String: String]
+    {
+        [
+            "BRAID_KAFKA_BROKERS": try TestEnvironment.kafkaBrokers(), "BRAID_KAFKA_REQUESTS_TOPIC": requests,
+            "BRAID_KAFKA_DEAD_LETTER_TOPIC": deadLetters, "BRAID_KAFKA_EVENTS_TOPIC": events,
+            "BRAID_KAFKA_CONSUMER_GROUP": TestEnvironment.uniqueName("workers"), "BRAID_LOGGING_LEVEL": "warning",
+        ]
+    }
+
+    @Test func topicsEnsureCreatesThenReportsExistingAndChecksPartitions() async throws {
+        let (requests, dlq, events) = (TestEnvironment.uniqueName("requests"), TestEnvironment.uniqueName("dlq"), TestEnvironment.uniqueName("events"))
+        let environment = try Self.kafkaEnvironment(requests: requests, deadLetters: dlq, events: events)
+
+        let created = try BraidBinary.run(["ops", "topics", "ensure", "--partitions", "3"], environment: environment)
+        #expect(created.status == 0, "\(created.stderr)")
+        for topic in [requests, dlq, events] {
+            #expect(created.stdout.contains("created \(topic): 3 partitions"), "\(created.stdout)")
+        }
+        let admin = try KafkaAdmin(brokers: try TestEnvironment.kafkaBrokers())
+        for topic in [requests, dlq, events] {
+            #expect(try await admin.partitionCount(of: topic) == 3)
+        }
+
+        let again = try BraidBinary.run(["ops", "topics", "ensure", "--partitions", "3"], environment: environment)
+        #expect(again.status == 0, "\(again.stderr)")
+        for topic in [requests, dlq, events] {
+            #expect(again.stdout.contains("exists  \(topic): 3 partitions"), "\(again.stdout)")
+        }
+        #expect(!again.stdout.contains("created"))
+
+        let different = try BraidBinary.run(["ops", "topics", "ensure", "--partitions", "4"], environment: environment)
+        #expect(different.status == 0, "a different count only warns without --strict: \(different.stderr)")
+        #expect(different.stdout.contains("exists  \(requests): 3 partitions (expected 4)"), "\(different.stdout)")
+        #expect(different.stderr.contains("warning"))
+        let strict = try BraidBinary.run(["ops", "topics", "ensure", "--partitions", "4", "--strict"], environment: environment)
+        #expect(strict.status == 1, "\(strict.stdout) \(strict.stderr)")
+
+        let usage = try BraidBinary.run(["ops", "topics", "ensure", "--partitions", "0"], environment: environment)
+        #expect(usage.status == 2)
+    }
+
+    @Test func snapshotShowReportsTheCurrentVersionAndPurgeDeletesEveryKey() async throws {
+        let redisURL = try TestEnvironment.redisURL()
+        let prefix = TestEnvironment.uniqueName("braid")
+        let keys = CacheKeys(prefix: prefix)
+        let environment = ["BRAID_REDIS_URL": redisURL, "BRAID_REDIS_KEY_PREFIX": prefix, "BRAID_LOGGING_LEVEL": "warning"]
+        let query = "  Curry   RICE "
+        let normalized = QueryNormalizer.normalize(query)
+        let created = Date().addingTimeInterval(-30)
+        let old = Int64((created.timeIntervalSince1970 - 60) * 1000)
+        let current = Int64(created.timeIntervalSince1970 * 1000)
+        let documents = (1...15).map { RankingSnapshot.Document(id: "r\($0)", score: Double(20 - $0), fields: ["title": .string("Recipe \($0)")]) }
+        let rankingKeys = keys.ranking("featured", query: query)
+
+        try await withRedisClient(redisURL) { (redis: RedisClient) async throws -> Void in
+            let store = PrecomputeStore(redis: redis, keys: keys)
+            for version in [old, current] {
+                let snapshot = RankingSnapshot(
+                    ranking: "featured", query: normalized, version: version,
+                    createdAt: Date(timeIntervalSince1970: Double(version) / 1000), requestID: "req-\(version)", documents: documents)
+                #expect(try await store.publish(snapshot, ttlSeconds: 600, graceSeconds: 120) == .written)
+            }
+            _ = try await redis.set(rankingKeys.refreshMarker, to: "1", expiration: .seconds(60))
+        }
+
+        let shown = try BraidBinary.run(["ops", "snapshot", "show", "featured", query, "--documents", "3"], environment: environment)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains("normalised: \(normalized)"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("current version:  \(current)"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("documents:        15"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("Recipe 3") && !shown.stdout.contains("Recipe 4"), "\(shown.stdout)")
+
+        let json = try BraidBinary.run(["ops", "snapshot", "show", "featured", query, "--json"], environment: environment)
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(object?["current_version"] as? Int64 == current)
+        #expect(object?["stored_versions"] as? [Int64] == [old, current])
+        #expect(object?["document_count"] as? Int == 15)
+        #expect((object?["documents"] as? [Any])?.count == 10, "--documents defaults to 10")
+        #expect(object?["refresh_marker"] as? Bool == true)
+        let pointerTTL = object?["pointer_ttl_seconds"] as? Int ?? 0
+        let versionTTL = object?["version_ttl_seconds"] as? Int ?? 0
+        #expect(pointerTTL > 0 && pointerTTL <= 600, "pointer TTL \(pointerTTL)")
+        #expect(versionTTL > 0 && versionTTL <= 600, "version TTL \(versionTTL)")
+        let age = object?["age_seconds"] as? Double ?? 0
+        #expect(age >= 29 && age < 120, "age \(age)")
+
+        let refused = try BraidBinary.run(["ops", "snapshot", "purge", "featured", query], environment: environment)
+        #expect(refused.status == 2, "purge needs --yes: \(refused.stdout)")
+        #expect(refused.stderr.contains("--yes"))
+
+        let purged = try BraidBinary.run(["ops", "snapshot", "purge", "featured", query, "--yes"], environment: environment)
+        #expect(purged.status == 0, "\(purged.stderr)")
+        for key in [rankingKeys.pointer, rankingKeys.version(old), rankingKeys.version(current), rankingKeys.refreshMarker] {
+            #expect(purged.stdout.contains("deleted \(key)"), "\(purged.stdout)")
+        }
+        #expect(purged.stdout.contains("deleted 4 keys"), "\(purged.stdout)")
+        let left = try await withRedisClient(redisURL) { (redis: RedisClient) async throws -> [String] in
+            let reply = try await redis.send(["KEYS", .string("\(prefix):*")])
+            guard case .array(let values?) = reply else { return ["unexpected reply \(reply)"] }
+            return values.compactMap(\.string)
+        }
+        #expect(left.isEmpty, "keys left after purge: \(left)")
+
+        let gone = try BraidBinary.run(["ops", "snapshot", "show", "featured", query], environment: environment)
+        #expect(gone.status == 1, "no snapshot: exit 1")
+        #expect(gone.stdout.contains("current version:  none"), "\(gone.stdout)")
+    }
+
+    @Test func dlqListShowsDeadLettersAndReplayRepublishesThem() async throws {
+        let brokers = try TestEnvironment.kafkaBrokers()
+        let (requests, dlq) = (TestEnvironment.uniqueName("requests"), TestEnvironment.uniqueName("dlq"))
+        let admin = try KafkaAdmin(brokers: brokers)
+        _ = try await admin.createTopic(requests, partitions: 3)
+        _ = try await admin.createTopic(dlq, partitions: 3)
+        let environment = try Self.kafkaEnvironment(requests: requests, deadLetters: dlq)
+
+        // Five dead letters as the workers write them: two of an unknown ranking, three unparseable.
+        let letters: [(key: String, value: String, reason: String)] = [
+            ("rank:no_such_ranking:aa", #"{"kind":"ranking","ranking":{"id":"no_such_ranking"}}"#, "unknown ranking 'no_such_ranking'"),
+            ("rank:no_such_ranking:bb", #"{"kind":"ranking","ranking":{"id":"no_such_ranking","q":2}}"#, "unknown ranking 'no_such_ranking'"),
+        ] + (0..<3).map { ("bad-\($0)", "{\"broken\": \($0)", "invalid request: not JSON (\($0))") }
+        var producerConfiguration = KafkaProducerConfiguration(brokers: brokers)
+        producerConfiguration.clientID = "ops-test"
+        let producer = try KafkaProducer(configuration: producerConfiguration)
+        for (index, letter) in letters.enumerated() {
+            let headers = [
+                KafkaHeader(name: "trace-id", value: Array("t\(index)".utf8)),
+                KafkaHeader(name: DeadLetterPublisher.Header.reason, value: Array(letter.reason.utf8)),
+                KafkaHeader(name: DeadLetterPublisher.Header.source, value: Array("\(requests)/0/\(index)".utf8)),
+                KafkaHeader(name: DeadLetterPublisher.Header.attempts, value: Array("3".utf8)),
+                KafkaHeader(name: DeadLetterPublisher.Header.failedAt, value: Array("2026-11-22T10:00:0\(index)Z".utf8)),
+            ]
+            _ = try await producer.sendAndAwait(
+                KafkaProducerMessage(topic: dlq, key: Array(letter.key.utf8), value: Array(letter.value.utf8), headers: headers))
+        }
+        await producer.shutdown()
+
+        let listed = try BraidBinary.run(["ops", "dlq", "list"], environment: environment)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("5 of 5 dead letters in \(dlq) shown"), "\(listed.stdout)")
+        for (index, letter) in letters.enumerated() {
+            let line = listed.stdout.split(separator: "\n").first { $0.hasSuffix(letter.key) }
+            #expect(line != nil, "a line for \(letter.key): \(listed.stdout)")
+            #expect(line?.contains(letter.reason) == true && line?.contains("\(requests)/0/\(index)") == true)
+            #expect(line?.contains("2026-11-22T10:00:0\(index)Z") == true)
+        }
+
+        let filtered = try BraidBinary.run(["ops", "dlq", "list", "--reason-contains", "NO_SUCH"], environment: environment)
+        #expect(filtered.stdout.contains("2 of 5 dead letters"), "\(filtered.stdout)")
+
+        let dryRun = try BraidBinary.run(["ops", "dlq", "replay", "--dry-run"], environment: environment)
+        #expect(dryRun.status == 0, "\(dryRun.stderr)")
+        #expect(dryRun.stdout.contains("dry run: would replay 5 of 5 dead letters from \(dlq) to \(requests)"), "\(dryRun.stdout)")
+        let afterDryRun = try await admin.lag(group: TestEnvironment.uniqueName("count"), topic: requests).reduce(0) { $0 + $1.lag }
+        #expect(afterDryRun == 0, "a dry run publishes nothing")
+
+        let some = try BraidBinary.run(["ops", "dlq", "replay", "--reason-contains", "no_such_ranking"], environment: environment)
+        #expect(some.status == 0, "\(some.stderr)")
+        #expect(some.stdout.contains("replayed 2 of 2 selected"), "\(some.stdout)")
+        let all = try BraidBinary.run(["ops", "dlq", "replay", "--limit", "5"], environment: environment)
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(all.stdout.contains("replayed 5 of 5 selected"), "\(all.stdout)")
+
+        // Seven messages on the requests topic: the originals' keys, values and headers, none of ours.
+        let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(
+            brokers: brokers, groupID: TestEnvironment.uniqueName("reader"), topics: [requests]))
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(30))
+            await consumer.close()
+        }
+        var received: [KafkaConsumerMessage] = []
+        for try await message in consumer.messages {
+            received.append(message)
+            try consumer.storeOffset(message)
+            if received.count == 7 { break }
+        }
+        deadline.cancel()
+        await consumer.close()
+        #expect(received.count == 7)
+        var counts: [String: Int] = [:]
+        for message in received { counts[message.keyString ?? "", default: 0] += 1 }
+        #expect(counts == ["rank:no_such_ranking:aa": 2, "rank:no_such_ranking:bb": 2, "bad-0": 1, "bad-1": 1, "bad-2": 1])
+        for message in received {
+            let original = letters.first { $0.key == message.keyString }
+            #expect(message.valueString == original?.value)
+            #expect(!message.headers.contains { $0.name.hasPrefix("braid-dlq-") }, "dead-letter headers dropped")
+            #expect(message.header("trace-id") != nil, "the original headers kept")
+        }
+    }
+
+    @Test func lagPrintsASuggestedWorkerCount() async throws {
+        let brokers = try TestEnvironment.kafkaBrokers()
+        let requests = TestEnvironment.uniqueName("requests")
+        _ = try await KafkaAdmin(brokers: brokers).createTopic(requests, partitions: 6)
+        let environment = try Self.kafkaEnvironment(requests: requests, deadLetters: TestEnvironment.uniqueName("dlq"))
+
+        let idle = try BraidBinary.run(["ops", "lag"], environment: environment)
+        #expect(idle.status == 0, "\(idle.stderr)")
+        #expect(idle.stdout.contains("suggested workers: 1 "), "\(idle.stdout)")
+
+        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(brokers: brokers))
+        for index in 0..<9 {
+            _ = try await producer.sendAndAwait(KafkaProducerMessage(topic: requests, key: "k\(index)", value: "{}"))
+        }
+        await producer.shutdown()
+        let behind = try BraidBinary.run(["ops", "lag", "--lag-per-worker", "2"], environment: environment)
+        #expect(behind.status == 0, "\(behind.stderr)")
+        #expect(behind.stdout.contains("suggested workers: 5 "), "ceil(9 / 2) = 5: \(behind.stdout)")
+        let capped = try BraidBinary.run(["ops", "lag", "--lag-per-worker", "1"], environment: environment)
+        #expect(capped.stdout.contains("suggested workers: 6 "), "capped by the partition count: \(capped.stdout)")
+        let usage = try BraidBinary.run(["ops", "lag", "--lag-per-worker", "0"], environment: environment)
+        #expect(usage.status == 2)
+    }
+}
