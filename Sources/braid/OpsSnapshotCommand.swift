@@ -126,6 +126,14 @@ struct OpsSnapshotShowCommand: AsyncParsableCommand {
             })
     }
 
+    /// `42.5 s` under two minutes, else `3d 4h 05m`.
+    static func age(_ seconds: Double) -> String {
+        guard seconds >= 120 else { return "\(seconds) s" }
+        let minutes = Int(seconds / 60)
+        let (days, hours, rest) = (minutes / 1_440, minutes / 60 % 24, minutes % 60)
+        return (days > 0 ? "\(days)d " : "") + "\(hours)h " + (rest < 10 ? "0" : "") + "\(rest)m"
+    }
+
     static func text(_ report: SnapshotReport) -> String {
         func ttl(_ seconds: Int?) -> String {
             switch seconds {
@@ -150,7 +158,7 @@ struct OpsSnapshotShowCommand: AsyncParsableCommand {
             lines.append("snapshot:         missing (the version key expired; the pointer is stale)")
             return lines.joined(separator: "\n")
         }
-        lines.append("created at:       \(createdAt.formatted(.iso8601)) (age \(report.ageSeconds ?? 0) s)")
+        lines.append("created at:       \(createdAt.formatted(.iso8601)) (age \(age(report.ageSeconds ?? 0)))")
         lines.append("request:          \(report.requestID ?? "")")
         lines.append("documents:        \(count)")
         if !report.documents.isEmpty {
