@@ -20,24 +20,9 @@ public enum JSONSchemaValidator {
                 out[path] = errors[0].message if errors else None
             print(json.dumps(out))
             """
-        let process = Process()
-        process.executableURL = RepositoryPaths.python
-        process.arguments = ["-c", script, schema.path] + documents.map(\.path)
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        do {
-            try process.run()
-        } catch {
-            throw Failure(description: "cannot run \(RepositoryPaths.python.path) (run Deploy/local/bootstrap.sh): \(error)")
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
-              let result = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { throw Failure(description: "schema validation failed to run: \(errorText)") }
+        let run = try PythonScript.run(script, [schema.path] + documents.map(\.path))
+        guard run.status == 0, let result = try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any]
+        else { throw Failure(description: "schema validation failed to run: \(run.stderr)") }
         var verdicts: [URL: String?] = [:]
         for document in documents {
             verdicts[document] = result[document.path] as? String

@@ -49,24 +49,11 @@ public enum OpenAPIValidator {
         let manifestFile = folder.appendingPathComponent("manifest.json")
         try JSONSerialization.data(withJSONObject: manifest).write(to: manifestFile)
 
-        let process = Process()
-        process.executableURL = RepositoryPaths.python
-        process.arguments = ["-c", script, document.path, manifestFile.path]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        do {
-            try process.run()
-        } catch {
-            throw Failure(description: "cannot run \(RepositoryPaths.python.path) (run Deploy/local/bootstrap.sh): \(error)")
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let verdicts = try? JSONSerialization.jsonObject(with: data) as? [Any],
+        let run = try PythonScript.run(script, [document.path, manifestFile.path])
+        let data = run.stdout
+        guard run.status == 0, let verdicts = try? JSONSerialization.jsonObject(with: data) as? [Any],
               verdicts.count == bodies.count
-        else { throw Failure(description: "OpenAPI validation failed to run: \(errorText)\(String(decoding: data, as: UTF8.self))") }
+        else { throw Failure(description: "OpenAPI validation failed to run: \(run.stderr)\(String(decoding: data, as: UTF8.self))") }
         return verdicts.map { $0 as? String }
     }
 
