@@ -1,4 +1,4 @@
-import BraidRuntime
+@testable import BraidRuntime
 import Foundation
 import Testing
 import Yams
@@ -505,19 +505,9 @@ extension Dictionary where Key == String, Value == String {
 
 /// Walking what Yams yields.
 enum Yaml {
-    /// Yams yields `[AnyHashable: Any]`; string keys are easier to walk.
-    static func normalise(_ value: Any) -> Any {
-        switch value {
-        case let map as [AnyHashable: Any]:
-            var out: [String: Any] = [:]
-            for (key, value) in map { out["\(key.base)"] = normalise(value) }
-            return out
-        case let list as [Any]:
-            return list.map(normalise)
-        default:
-            return value
-        }
-    }
+    /// Yams yields `[AnyHashable: Any]`; string keys are easier to walk. The loader's own
+    /// conversion, so manifests are read as configuration files are.
+    static func normalise(_ value: Any) -> Any { ConfigurationLoader.normalise(value) }
 
     static func value(_ root: Any?, _ path: String...) -> Any? { value(root, path) }
 
