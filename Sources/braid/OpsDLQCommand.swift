@@ -1,6 +1,8 @@
 import ArgumentParser
+import BraidConfig
 import BraidKafka
-import BraidRuntime
+import BraidPrecompute
+import BraidWiring
 import BraidWorker
 import Foundation
 

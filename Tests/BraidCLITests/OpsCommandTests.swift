@@ -1,5 +1,6 @@
 import BraidCore
 import BraidKafka
+import BraidPrecompute
 import BraidRedis
 import BraidTestSupport
 import BraidWorker

@@ -1,9 +1,10 @@
+import BraidConfig
 import BraidCore
 import BraidGateway
-import BraidRuntime
+import BraidPrecompute
 import BraidSources
 import BraidTestSupport
-import BraidWorker
+import BraidWiring
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -104,7 +105,7 @@ struct OpenAPIConformanceTests {
 
             let store = PrecomputeStore(redis: gateway.redis, keys: configuration.redis.cacheKeys)
             let materializer = ComponentMaterializer(
-                store: store, provider: gateway.provider, feeds: configuration.materializedFeeds(), storedItems: 25)
+                store: store, provider: gateway.provider, feeds: configuration.materializedFeeds, storedItems: 25)
             _ = try await materializer.materialize(
                 .init(feed: "home", type: .recommendedRecipes, scope: ComponentScope(user: "u00003")), ttlSeconds: nil, requestedAt: Date())
             _ = try await materializer.materialize(
@@ -162,7 +163,7 @@ struct OpenAPIConformanceTests {
 
         // Misses served live (async policy): live-only pages, snapshot and ranking null, and their cursor pages.
         var asyncConfiguration = GatewayHarness.configuration(fixture)
-        asyncConfiguration.interleaving.missPolicy = "async"
+        asyncConfiguration.interleaving.missPolicy = .async
         recorded += try await GatewayHarness.with(asyncConfiguration) { client, _ in
             let first = try await Recorded.call(client, .get, "/v1/search?q=salmon&per_page=4&session=a1", "/v1/search", expect: 200)
             #expect((first.object["interleaving"] as? [String: Any])?["snapshot"] is NSNull, "not live-only: \(first)")
@@ -174,12 +175,12 @@ struct OpenAPIConformanceTests {
 
         // The live backend unreachable (and no corpus for components): 503s, pending components.
         var downConfiguration = GatewayHarness.configuration(fixture)
-        downConfiguration.search.source = "http"
+        downConfiguration.search.source = .http
         downConfiguration.search.httpUrl = "http://127.0.0.1:\(try FreePort.find())/rank"
         downConfiguration.search.timeoutMs = 300
         downConfiguration.search.sqlitePath = fixture.corpus.path + ".missing"
         downConfiguration.gateway.liveTimeoutMs = 1_000
-        downConfiguration.interleaving.missPolicy = "async"
+        downConfiguration.interleaving.missPolicy = .async
         recorded += try await GatewayHarness.with(downConfiguration) { client, _ in
             let search = try await Recorded.call(client, .get, "/v1/search?q=curry", "/v1/search", expect: 503)
             let ready = try await Recorded.call(client, .get, "/readyz", "/readyz", expect: 503)

@@ -40,6 +40,15 @@ public struct CacheKeys: Sendable, Hashable {
         "comp:\(feed):\(type.rawValue):\(QueryNormalizer.keyDigest(scope.canonical))"
     }
 
+    /// The marker that deduplicates publishing `request`: the ranking's refresh marker, or
+    /// the component's request marker. Set while such a request is outstanding.
+    public func requestMarker(for request: PrecomputeRequest) -> String {
+        switch request.body {
+        case .ranking(let target): ranking(target.ranking, query: target.query).refreshMarker
+        case .component(let target): componentRequestMarker(feed: target.feed, type: target.type, scope: target.scope)
+        }
+    }
+
     /// Marks a request message as dead-lettered, so a redelivery after a crash does not
     /// dead-letter it twice.
     public func deadLetterMarker(topic: String, partition: Int32, offset: Int64) -> String {

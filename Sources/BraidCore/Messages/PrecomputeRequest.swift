@@ -84,7 +84,7 @@ public struct ComponentScope: Sendable, Hashable, Codable {
 }
 
 /// The component types workers can materialize.
-public enum ComponentType: String, Sendable, Hashable, Codable, CaseIterable {
+public enum ComponentType: String, NamedCases, Hashable {
     case recommendedRecipes = "recommended_recipes"
     case followedAuthorsNew = "followed_authors_new"
     case popularInCategory = "popular_in_category"

@@ -3,11 +3,16 @@
 /// for one query costs one ranking computation, not a stampede.
 public actor SingleFlight<Key: Hashable & Sendable, Value: Sendable> {
     private var inFlight: [Key: Task<Value, any Error>] = [:]
+    /// Callers that joined a computation already under way (for tests).
+    private(set) var joined = 0
 
     public init() {}
 
+    /// The result of `work` for `key`, or of the computation of `key` already under way (its
+    /// error too). The scope is this instance: one per gateway process.
     public func run(_ key: Key, _ work: @escaping @Sendable () async throws -> Value) async throws -> Value {
         if let existing = inFlight[key] {
+            joined += 1
             return try await existing.value
         }
         let task = Task { try await work() }

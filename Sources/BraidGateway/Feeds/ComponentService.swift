@@ -1,8 +1,6 @@
 import BraidCore
-import BraidRedis
-import BraidRuntime
+import BraidPrecompute
 import BraidSources
-import BraidWorker
 import Foundation
 import Logging
 import Metrics
@@ -11,10 +9,11 @@ import Metrics
 /// them, otherwise live from the component provider (and then a materialize request goes
 /// out, so the next client finds it cached).
 public struct ComponentService: Sendable {
-    public let feeds: [String: BraidConfiguration.FeedSection]
+    public let feeds: [String: FeedDefinition]
     public let store: PrecomputeStore
     public let provider: any ComponentProvider
-    public let publisher: RequestPublisher
+    /// Materialize requests for contents served live, at most one per component a minute.
+    public let requests: DeduplicatingPublisher
     public let codec: CursorCodec
     public let cursorTTLSeconds: Int
     /// Items workers store per component; pages beyond them are served live.
@@ -28,18 +27,17 @@ public struct ComponentService: Sendable {
 
     /// Segment-scoped components are shared by every user: one segment for now.
     static let segment = "all"
-    static let requestDedupSeconds = 60
 
     public init(
-        feeds: [String: BraidConfiguration.FeedSection], store: PrecomputeStore, provider: any ComponentProvider,
-        publisher: RequestPublisher, codec: CursorCodec, cursorTTLSeconds: Int, storedItems: Int, liveTimeout: Duration,
+        feeds: [String: FeedDefinition], store: PrecomputeStore, provider: any ComponentProvider,
+        requests: DeduplicatingPublisher, codec: CursorCodec, cursorTTLSeconds: Int, storedItems: Int, liveTimeout: Duration,
         nearCacheBytes: Int, logger: Logger
     ) {
         self.nearCache = NearCache(capacityBytes: nearCacheBytes)
         self.feeds = feeds
         self.store = store
         self.provider = provider
-        self.publisher = publisher
+        self.requests = requests
         self.codec = codec
         self.cursorTTLSeconds = cursorTTLSeconds
         self.storedItems = storedItems
@@ -67,11 +65,11 @@ public struct ComponentService: Sendable {
         } catch let error as GatewayError {
             throw error
         } catch is DeadlineExceeded {
-            return .pending(component, type: resolved.section.type)
+            return .pending(component, type: resolved.type.rawValue)
         } catch let error as ComponentProviderError where error.code != .unavailable {
             throw .badRequest(error.message, code: "invalid_scope")
         } catch {
-            if pendingOnFailure { return .pending(component, type: resolved.section.type) }
+            if pendingOnFailure { return .pending(component, type: resolved.type.rawValue) }
             throw .unavailable("component \(component) is unavailable: \(error)", code: "component_unavailable")
         }
     }
@@ -85,7 +83,7 @@ public struct ComponentService: Sendable {
                     do {
                         return (index, try await content(feed: feed, component: component, user: user, cursor: nil, timeout: timeout, pendingOnFailure: true))
                     } catch {
-                        return (index, .pending(component, type: feeds[feed]?.components[component]?.type ?? ""))
+                        return (index, .pending(component, type: feeds[feed]?.components[component]?.type.rawValue ?? ""))
                     }
                 }
             }
@@ -98,7 +96,7 @@ public struct ComponentService: Sendable {
     struct Resolved: Sendable {
         var feed: String
         var id: String
-        var section: BraidConfiguration.ComponentSection
+        var section: FeedComponent
         var type: ComponentType
         var scope: ComponentScope
         var user: String
@@ -109,25 +107,20 @@ public struct ComponentService: Sendable {
 
     func resolve(feed: String, component: String, user: String) throws(GatewayError) -> Resolved {
         guard let definition = feeds[feed] else { throw Self.unknownFeed(feed, feeds) }
-        guard let section = definition.components[component], let type = ComponentType(rawValue: section.type) else {
+        guard let section = definition.components[component] else {
             throw .notFound("feed '\(feed)' has no component '\(component)'; it has: \(definition.components.keys.sorted().joined(separator: ", "))")
         }
         let scope: ComponentScope = switch section.scope {
-        case "category": ComponentScope(category: section.category)
-        case "segment": ComponentScope(segment: Self.segment)
-        default: ComponentScope(user: user)
+        case .category: ComponentScope(category: section.category)
+        case .segment: ComponentScope(segment: Self.segment)
+        case .user: ComponentScope(user: user)
         }
-        return Resolved(feed: feed, id: component, section: section, type: type, scope: scope, user: user)
+        return Resolved(feed: feed, id: component, section: section, type: section.type, scope: scope, user: user)
     }
 
     func offset(_ cursor: String?, resolved: Resolved, now: Date) throws(GatewayError) -> Int {
         guard let cursor else { return 0 }
-        let decoded: Cursor
-        do {
-            decoded = try codec.decode(cursor, now: now)
-        } catch {
-            throw .badRequest(error.description, code: error == .expired ? "cursor_expired" : "invalid_cursor")
-        }
+        let decoded = try codec.decodeRequestCursor(cursor, now: now)
         guard decoded.queryHash == resolved.cursorBinding, decoded.pageSize == resolved.section.pageSize else {
             throw .badRequest("the cursor belongs to another component or user", code: "cursor_mismatch")
         }
@@ -177,22 +170,21 @@ public struct ComponentService: Sendable {
                 queryHash: resolved.cursorBinding, expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds)))
         }
         return ComponentContentResponse(
-            component: resolved.id, type: resolved.section.type, status: .ready, source: source,
+            component: resolved.id, type: resolved.type.rawValue, status: .ready, source: source,
             stateHash: ComponentContent.stateHash(of: items), items: items, nextCursor: cursor)
     }
 
     /// Asks the workers for this content unless that was done recently; never fails the page.
     func requestMaterialization(_ resolved: Resolved) async {
-        let marker = store.keys.componentRequestMarker(feed: resolved.feed, type: resolved.type, scope: resolved.scope)
         do {
-            guard try await store.redis.set(marker, to: "1", expiration: .seconds(Self.requestDedupSeconds), condition: .ifNotExists) else { return }
-            try await publisher.send(PrecomputeRequest(body: .component(.init(feed: resolved.feed, type: resolved.type, scope: resolved.scope))))
+            try await requests.publish(
+                PrecomputeRequest(body: .component(.init(feed: resolved.feed, type: resolved.type, scope: resolved.scope))), reason: "miss")
         } catch {
             logger.warning("could not request a component", metadata: ["component": "\(resolved.id)", "error": "\(error)"])
         }
     }
 
-    static func unknownFeed(_ feed: String, _ feeds: [String: BraidConfiguration.FeedSection]) -> GatewayError {
+    static func unknownFeed(_ feed: String, _ feeds: [String: FeedDefinition]) -> GatewayError {
         .notFound("no feed '\(feed)'; configured: \(feeds.keys.sorted().joined(separator: ", "))")
     }
 }

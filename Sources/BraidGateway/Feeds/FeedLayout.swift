@@ -1,5 +1,4 @@
 import BraidCore
-import BraidRuntime
 
 /// Stage 1 of a feed: which components appear, in which order, and how to draw their
 /// skeletons — no content, so the first paint never waits for the slowest source.
@@ -44,16 +43,16 @@ public struct FeedLayout: Sendable, Encodable, Equatable {
     public var components: [Component]
 
     /// The layout of `feed` for `user`: the variant is picked by the user's stable bucket.
-    public static func make(feed name: String, definition: BraidConfiguration.FeedSection, user: String) -> FeedLayout {
+    public static func make(feed name: String, definition: FeedDefinition, user: String) -> FeedLayout {
         let variant = Self.variant(of: definition, for: user, feed: name)
         let components = variant.components.enumerated().compactMap { index, id -> Component? in
             guard let section = definition.components[id] else { return nil }
             return Component(
                 id: id,
-                type: section.type,
+                type: section.type.rawValue,
                 title: section.title,
                 layout: .init(
-                    style: section.style,
+                    style: section.style.rawValue,
                     orthogonalScroll: section.orthogonalScroll,
                     autoScrollIntervalMs: section.autoScrollIntervalMs,
                     defaultSize: .init(width: section.width, height: section.height)),
@@ -64,7 +63,7 @@ public struct FeedLayout: Sendable, Encodable, Equatable {
     }
 
     /// The variant of the user's stable bucket (weights sum to 100 after validation).
-    static func variant(of definition: BraidConfiguration.FeedSection, for user: String, feed: String) -> BraidConfiguration.VariantSection {
+    static func variant(of definition: FeedDefinition, for user: String, feed: String) -> FeedVariant {
         Bucketing.pick(definition.variants, bucket: Bucketing.bucket(of: user, salt: "feed:\(feed)"), weight: \.weight)!
     }
 

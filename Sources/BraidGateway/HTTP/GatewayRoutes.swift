@@ -1,5 +1,5 @@
 import BraidCore
-import BraidRuntime
+import BraidObservability
 import Foundation
 import Hummingbird
 
@@ -77,11 +77,7 @@ public struct GatewayRoutes: Sendable {
             let report = await readiness.check()
             return try JSONResponse.encode(report, status: report.status == .ok ? .ok : .serviceUnavailable)
         }
-        router.get("/metrics") { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: Observability.prometheusText())))
-        }
+        MetricsEndpoint.addRoute(to: router)
         return router
     }
 

@@ -103,12 +103,7 @@ public struct SearchService: Sendable {
             let seed = Bucketing.hash(parameters.session ?? query, salt: "team-draft")
             return Position(offset: (parameters.page - 1) * parameters.perPage, size: parameters.perPage, seed: seed, pinned: nil)
         }
-        let cursor: Cursor
-        do {
-            cursor = try codec.decode(text, now: now)
-        } catch {
-            throw .badRequest(error.description, code: error == .expired ? "cursor_expired" : "invalid_cursor")
-        }
+        let cursor = try codec.decodeRequestCursor(text, now: now)
         guard cursor.queryHash == QueryNormalizer.hash(query) else {
             throw .badRequest("the cursor belongs to another query; pass the same q as on page 1", code: "cursor_mismatch")
         }

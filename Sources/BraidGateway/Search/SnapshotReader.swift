@@ -1,5 +1,5 @@
 import BraidCore
-import BraidWorker
+import BraidPrecompute
 import Metrics
 import Synchronization
 

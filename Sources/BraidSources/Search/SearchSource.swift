@@ -19,16 +19,6 @@ extension SearchSource {
     public func shutdown() async throws {}
 }
 
-/// How a live source orders the matches of a query.
-public enum RankingProfile: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Text relevance (bm25 or the engine's own scoring).
-    case relevance
-    /// Relevance combined with the logarithm of a document's popularity.
-    case popularityBoosted = "popularity_boosted"
-    /// Matches, newest publication first.
-    case newest
-}
-
 /// One live query.
 public struct SearchRequest: Sendable, Hashable {
     /// What the user typed; sources normalise it with ``QueryNormalizer`` themselves.

@@ -1,3 +1,5 @@
+import BraidPrecompute
+
 /// Turns one Kafka message value into its effect in Redis. Knows nothing of Kafka, so each
 /// kind of message is tested on its own; ``PrecomputeWorker`` does the consuming.
 public protocol MessageProcessor: Sendable {

@@ -1,4 +1,5 @@
 import BraidCore
+import BraidPrecompute
 import BraidRedis
 import BraidSources
 

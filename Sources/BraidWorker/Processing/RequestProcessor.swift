@@ -1,4 +1,5 @@
 import BraidCore
+import BraidPrecompute
 import Foundation
 
 /// Processes one message of `braid.requests`: decodes it against the request schema and

@@ -1,4 +1,6 @@
+import BraidCore
 import BraidKafka
+import BraidPrecompute
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -37,6 +39,9 @@ public final class PrecomputeWorker: Service, Sendable {
     /// Partitions on which a message was left unfinished: later messages of them are left
     /// too, since storing a later offset would commit past the unfinished one.
     private let abandoned = Mutex<Set<TopicPartition>>([])
+    /// While the dead-letter topic is unreachable: the request must not be lost, so it is
+    /// retried until shutdown, at most every 5 s.
+    static let deadLetterBackoff = Backoff(initial: .milliseconds(200), maximum: .seconds(5))
 
     public init(
         consumer: KafkaConsumer, deadLetters: DeadLetterPublisher, processor: any MessageProcessor, store: PrecomputeStore,
@@ -115,7 +120,7 @@ public final class PrecomputeWorker: Service, Sendable {
             logger.info("already dead-lettered before a redelivery", metadata: metadata(message, [:]))
             return true
         }
-        var backoff = Duration.milliseconds(200)
+        var failures = 0
         while true {
             do {
                 try await deadLetters.publish(message, reason: failure.reason, attempts: attempts)
@@ -126,8 +131,8 @@ public final class PrecomputeWorker: Service, Sendable {
             } catch {
                 logger.error("cannot publish to the dead-letter topic", metadata: metadata(message, ["error": "\(error)"]))
                 guard !stopping.load(ordering: .relaxed), !Task.isCancelled else { return false }
-                try? await Task.sleep(for: backoff)
-                backoff = min(backoff * 2, .seconds(5))
+                failures += 1
+                try? await Task.sleep(for: Self.deadLetterBackoff.delay(beforeRetry: failures))
             }
         }
     }
