@@ -1,5 +1,6 @@
 import BraidKafka
 import BraidTestSupport
+import Foundation
 import Testing
 
 /// The consumer's buffer state machine, without a broker: hand-out order, in-flight
@@ -28,6 +29,29 @@ struct ConsumerBufferTests {
         buffer.markDone(first)
         #expect(buffer.inFlight(of: [Self.p0]) == 0)
         #expect(buffer.bufferedCount == 1)
+    }
+
+    @Test func aRevocationWaitsForHandedOutMessagesAndWakesWhenTheyAreDone() async throws {
+        let buffer = ConsumerBuffer(capacity: 10)
+        buffer.assigned([Self.p0])
+        var batch = [Self.message(0, 0), Self.message(0, 1)]
+        buffer.push(&batch)
+        let first = try #require(try await buffer.next())
+        let second = try #require(try await buffer.next())
+
+        // Nothing finishes: the wait gives up at its deadline and reports both.
+        #expect(buffer.waitUntilDone(of: [Self.p0], until: Date().addingTimeInterval(0.05)) == 2)
+
+        // The poll thread waits (blocking, as in a revocation) while the application finishes
+        // them; the wait returns as soon as the last one is done, long before its deadline.
+        // (Not a speed check: a wake-up that never came would show as the whole 30 s.)
+        let started = ContinuousClock.now
+        let waiter = Task.detached { buffer.waitUntilDone(of: [Self.p0], until: Date().addingTimeInterval(30)) }
+        buffer.markDone(first)
+        try await Task.sleep(for: .milliseconds(20))
+        buffer.markDone(second)
+        #expect(await waiter.value == 0)
+        #expect(ContinuousClock.now - started < .seconds(20))
     }
 
     @Test func revocationDropsBufferedMessagesAndLateStoresDoNotCountAgainstTheNextAssignment() async throws {

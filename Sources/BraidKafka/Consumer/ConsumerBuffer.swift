@@ -1,5 +1,6 @@
 import Dispatch
 import DequeModule
+import Foundation
 import Synchronization
 
 /// The consumer's state between its poll thread and the application: fetched messages not
@@ -47,6 +48,8 @@ package final class ConsumerBuffer: Sendable {
 
     private let state = Mutex(State())
     private let space = DispatchSemaphore(value: 0)
+    /// Broadcast whenever a handed-out message is done, for a revocation waiting on them.
+    private let done = NSCondition()
     /// Buffered messages at which fetching pauses; it resumes below half of this.
     package let capacity: Int
 
@@ -90,13 +93,20 @@ package final class ConsumerBuffer: Sendable {
 
     /// The application finished a handed-out message (its offset was stored).
     package func markDone(_ message: KafkaConsumerMessage) {
-        state.withLock { state in
+        let counted = state.withLock { state in
             let partition = message.topicPartition
             guard state.generations[partition, default: 0] == message.generation,
                 let count = state.inFlight[partition], count > 0
-            else { return }
+            else { return false }
             state.inFlight[partition] = count - 1
+            return true
         }
+        guard counted else { return }
+        // Taking the lock orders this after a waiter's check: the broadcast cannot fall
+        // between its check and its wait.
+        done.lock()
+        done.broadcast()
+        done.unlock()
     }
 
     package var assignment: Set<TopicPartition> { state.withLock { $0.assignment } }
@@ -193,6 +203,19 @@ package final class ConsumerBuffer: Sendable {
     /// Handed-out messages of `partitions` whose offsets are not stored yet.
     package func inFlight(of partitions: Set<TopicPartition>) -> Int {
         state.withLock { state in partitions.reduce(0) { $0 + state.inFlight[$1, default: 0] } }
+    }
+
+    /// Blocks until every handed-out message of `partitions` is done or `deadline` passes;
+    /// returns how many are still unfinished. Poll thread only (it blocks the thread).
+    package func waitUntilDone(of partitions: Set<TopicPartition>, until deadline: Date) -> Int {
+        done.lock()
+        defer { done.unlock() }
+        var unfinished = inFlight(of: partitions)
+        // `wait(until:)` is false once the deadline has passed.
+        while unfinished > 0, done.wait(until: deadline) {
+            unfinished = inFlight(of: partitions)
+        }
+        return inFlight(of: partitions)
     }
 
     /// Last step of a revocation: the partitions are gone; late stores no longer count.

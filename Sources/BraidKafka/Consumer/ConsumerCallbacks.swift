@@ -71,14 +71,11 @@ final class ConsumerCallbacks: CallbackContext, @unchecked Sendable {
         buffer.dropBuffered(of: revoked)
         pending.removeAll { revoked.contains($0.topicPartition) }
         runHandler(.revoked(partitions), until: deadline)
-        while buffer.inFlight(of: revoked) > 0 {
-            guard Date() < deadline else {
-                logger.warning(
-                    "revocation timeout: giving partitions away with unfinished messages; they will be redelivered",
-                    metadata: ["unfinished": "\(buffer.inFlight(of: revoked))"])
-                break
-            }
-            usleep(2_000)
+        let unfinished = buffer.waitUntilDone(of: revoked, until: deadline)
+        if unfinished > 0 {
+            logger.warning(
+                "revocation timeout: giving partitions away with unfinished messages; they will be redelivered",
+                metadata: ["unfinished": "\(unfinished)"])
         }
         if rd_kafka_assignment_lost(rk) == 0 {
             let result = rd_kafka_commit(rk, nil, 0)
