@@ -12,13 +12,28 @@ struct SingleFlightTests {
         var value: Int { count.load(ordering: .relaxed) }
     }
 
-    /// A computation that waits until the test opens the gate.
+    /// Holds every waiter (however many) until the test opens it; stays open afterwards.
     final class Gate: Sendable {
-        let stream: AsyncStream<Void>
-        let continuation: AsyncStream<Void>.Continuation
-        init() { (stream, continuation) = AsyncStream.makeStream() }
-        func wait() async { for await _ in stream { return } }
-        func open() { continuation.yield() }
+        private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let open = state.withLock { state in
+                    if !state.open { state.waiters.append(continuation) }
+                    return state.open
+                }
+                if open { continuation.resume() }
+            }
+        }
+
+        func open() {
+            let waiters = state.withLock { state in
+                state.open = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
     }
 
     /// Waits (bounded: a broken single flight must fail the test, not hang it) until `count`

@@ -3,7 +3,8 @@
 /// for one query costs one ranking computation, not a stampede.
 public actor SingleFlight<Key: Hashable & Sendable, Value: Sendable> {
     private var inFlight: [Key: Task<Value, any Error>] = [:]
-    /// Callers that joined a computation already under way (for tests).
+    /// Computations started, and callers that joined one already under way (for tests).
+    private(set) var started = 0
     private(set) var joined = 0
 
     public init() {}
@@ -15,6 +16,7 @@ public actor SingleFlight<Key: Hashable & Sendable, Value: Sendable> {
             joined += 1
             return try await existing.value
         }
+        started += 1
         let task = Task { try await work() }
         inFlight[key] = task
         defer { inFlight[key] = nil }
