@@ -11,7 +11,8 @@ let strictness: [SwiftSetting] = [
 /// Debian's librdkafka 2.0.2 cannot talk to current brokers (LOCAL-STACK.md). The bootstrap
 /// puts a newer one at `.lib/librdkafka.so.1`; this rpath makes every binary built here
 /// (executables and test bundles under `.build/<triple>/<config>/`) find it first, without
-/// depending on LD_LIBRARY_PATH. Production installs a librdkafka >= 2.2 system-wide.
+/// depending on LD_LIBRARY_PATH. Release tarballs (`make dist`) carry librdkafka next to the
+/// binary instead, with the rpath set to `$ORIGIN` by Deploy/local/dist.sh.
 let localLibrdkafka: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../../../.lib"], .when(platforms: [.linux]))
 ]

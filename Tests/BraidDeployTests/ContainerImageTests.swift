@@ -1,4 +1,4 @@
-@testable import BraidRuntime
+@testable import BraidConfig
 import Foundation
 import Testing
 
