@@ -5,34 +5,51 @@ import NIOPosix
 import Synchronization
 
 /// A real HTTP/1.1 server on a free loopback port, answering from a closure: the backend the
-/// HTTP sources talk to in tests. A nil answer leaves the request hanging (for deadline tests).
-final class TinyHTTPServer: Sendable {
-    struct Request: Sendable {
-        var method: String
-        var uri: String
-        var body: Data
+/// HTTP sources (and workers with `search.source: http`) talk to in tests. A nil answer leaves
+/// the request hanging (for deadline tests); an answer with a delay is sent after it, without
+/// holding up other requests.
+public final class TinyHTTPServer: Sendable {
+    public struct Request: Sendable {
+        public var method: String
+        public var uri: String
+        public var body: Data
     }
 
-    struct Response: Sendable {
-        var status: Int
-        var body: Data
+    public struct Response: Sendable {
+        public var status: Int
+        public var body: Data
+        public var delay: Duration
+
+        public init(status: Int, body: Data, delay: Duration = .zero) {
+            self.status = status
+            self.body = body
+            self.delay = delay
+        }
+    }
+
+    private struct Load {
+        var received: [Request] = []
+        var open = 0
+        var maxOpen = 0
     }
 
     private let channel: any Channel
-    private let received = Mutex<[Request]>([])
-    let port: Int
+    private let load = Mutex(Load())
+    public let port: Int
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
-    var requests: [Request] { received.withLock { $0 } }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var requests: [Request] { load.withLock { $0.received } }
+    /// Most requests answered concurrently so far.
+    public var maxConcurrentRequests: Int { load.withLock { $0.maxOpen } }
 
-    static func start(_ answer: @escaping @Sendable (Request) -> Response?) async throws -> TinyHTTPServer {
+    public static func start(_ answer: @escaping @Sendable (Request) -> Response?) async throws -> TinyHTTPServer {
         let recorder = Recorder()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 64)
+            .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.pipeline.configureHTTPServerPipeline().flatMap {
-                    channel.pipeline.addHandler(Handler(answer: answer, record: recorder.record))
+                    channel.pipeline.addHandler(Handler(answer: answer, recorder: recorder))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -46,15 +63,24 @@ final class TinyHTTPServer: Sendable {
         self.port = port
     }
 
-    func stop() async throws {
+    public func stop() async throws {
         try await channel.close()
     }
 
     /// Forwards recordings to the server once it exists (handlers are created before it is).
     private final class Recorder: Sendable {
         let server = Mutex<TinyHTTPServer?>(nil)
-        func record(_ request: Request) {
-            server.withLock { $0 }?.received.withLock { $0.append(request) }
+
+        func received(_ request: Request) {
+            server.withLock { $0 }?.load.withLock { load in
+                load.received.append(request)
+                load.open += 1
+                load.maxOpen = max(load.maxOpen, load.open)
+            }
+        }
+
+        func answered() {
+            server.withLock { $0 }?.load.withLock { $0.open -= 1 }
         }
     }
 
@@ -64,13 +90,13 @@ final class TinyHTTPServer: Sendable {
         typealias OutboundOut = HTTPServerResponsePart
 
         let answer: @Sendable (Request) -> Response?
-        let record: @Sendable (Request) -> Void
+        let recorder: Recorder
         var head: HTTPRequestHead?
         var body = Data()
 
-        init(answer: @escaping @Sendable (Request) -> Response?, record: @escaping @Sendable (Request) -> Void) {
+        init(answer: @escaping @Sendable (Request) -> Response?, recorder: Recorder) {
             self.answer = answer
-            self.record = record
+            self.recorder = recorder
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -83,16 +109,30 @@ final class TinyHTTPServer: Sendable {
             case .end:
                 guard let head else { return }
                 let request = Request(method: head.method.rawValue, uri: head.uri, body: body)
-                record(request)
+                recorder.received(request)
                 guard let response = answer(request) else { return }
-                var headers = HTTPHeaders()
-                headers.add(name: "Content-Type", value: "application/json")
-                headers.add(name: "Content-Length", value: String(response.body.count))
-                let status = HTTPResponseStatus(statusCode: response.status)
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
-                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil)
-                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                if response.delay <= .zero {
+                    respond(response, version: head.version, context: context)
+                } else {
+                    let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                    let nanoseconds = response.delay.components.seconds * 1_000_000_000 + response.delay.components.attoseconds / 1_000_000_000
+                    context.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
+                        let (handler, context) = bound.value
+                        handler.respond(response, version: head.version, context: context)
+                    }
+                }
             }
+        }
+
+        private func respond(_ response: Response, version: HTTPVersion, context: ChannelHandlerContext) {
+            recorder.answered()
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "application/json")
+            headers.add(name: "Content-Length", value: String(response.body.count))
+            let status = HTTPResponseStatus(statusCode: response.status)
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
     }
 }
