@@ -8,7 +8,7 @@ import Synchronization
 import Testing
 
 /// Key-ordered concurrency inside one partition, against the real broker and Redis: 50 keys
-/// × 200 versions published interleaved into ONE partition, materialized by `braid worker`
+/// × 200 versions published randomly interleaved into ONE partition, materialized by `braid worker`
 /// through an HTTP ranking source that answers after a random 0–20 ms. Redis' own keyspace
 /// notifications record the order in which snapshot versions are written.
 extension WorkerGroupTests {
@@ -86,17 +86,20 @@ struct KeyOrderRun: Sendable {
             var keyOfPrefix: [String: Int] = [:]
             for key in 0..<keys { keyOfPrefix[store.keys.ranking("featured", query: query(key)).versionPrefix] = key }
             let start = (Date().timeIntervalSince1970 * 1000).rounded(.down)
-            // Version v of every key, then v + 1 of every key: interleaved, one partition.
-            let requests = (0..<WorkerGroupTests.orderVersions).flatMap { version in
-                (0..<keys).map { key in
-                    PrecomputeRequest(
-                        body: .ranking(.init(ranking: "featured", query: query(key), size: 3)),
-                        requestedAt: Date(timeIntervalSince1970: (start + Double(version * keys + key)) / 1000))
-                }
+            // Every key's versions in increasing order, the keys randomly interleaved in one
+            // partition: a key's next version is often only a few messages behind, well
+            // within what runs concurrently, so a lane that did not hold per-key order would
+            // let versions overtake each other.
+            var generator = SeededGenerator(seed: 14)
+            let order = (0..<keys).flatMap { Array(repeating: $0, count: WorkerGroupTests.orderVersions) }.shuffled(using: &generator)
+            let requests = order.enumerated().map { position, key in
+                PrecomputeRequest(
+                    body: .ranking(.init(ranking: "featured", query: query(key), size: 3)),
+                    requestedAt: Date(timeIntervalSince1970: (start + Double(position)) / 1000))
             }
             var versions = Array(repeating: [Int64](), count: keys)
-            for (index, request) in requests.enumerated() {
-                versions[index % keys].append(RankingSnapshot.version(for: request.requestedAt))
+            for (key, request) in zip(order, requests) {
+                versions[key].append(RankingSnapshot.version(for: request.requestedAt))
             }
             var producerConfiguration = KafkaProducerConfiguration(brokers: fixture.brokers)
             producerConfiguration.clientID = "key-order-test"
