@@ -136,6 +136,7 @@ let package = Package(
             name: "BraidWorker",
             dependencies: [
                 "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -175,6 +176,7 @@ let package = Package(
                 "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute", "BraidWorker", "BraidConfig",
                 "BraidWiring",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -185,7 +187,13 @@ let package = Package(
         // Test helpers: where the servers that `make test` started are listening.
         .target(
             name: "BraidTestSupport",
-            dependencies: ["BraidRedis", "BraidKafka"],
+            dependencies: [
+                "BraidRedis", "BraidKafka",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             path: "Tests/BraidTestSupport",
             swiftSettings: strictness),
 
@@ -235,7 +243,7 @@ let package = Package(
             swiftSettings: strictness),
         .testTarget(
             name: "BraidWiringTests",
-            dependencies: ["BraidWiring", "BraidConfig", "BraidCore", "BraidSources", "BraidGateway"],
+            dependencies: ["BraidWiring", "BraidConfig", "BraidCore", "BraidSources", "BraidGateway", "BraidWorker"],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidKafkaTests",

@@ -13,6 +13,16 @@ extension BraidConfiguration {
         guard (1...10_000).contains(worker.componentItems) else { throw fail("worker.component_items must be 1-10000") }
         guard worker.concurrency >= 1 else { throw fail("worker.concurrency must be at least 1") }
         guard worker.maxAttempts >= 1 else { throw fail("worker.max_attempts must be at least 1") }
+        guard worker.retryBackoffMs >= 0 else { throw fail("worker.retry_backoff_ms must not be negative") }
+        guard worker.readAhead >= worker.concurrency else {
+            throw fail("worker.read_ahead must be at least worker.concurrency (\(worker.concurrency))")
+        }
+        guard worker.readAheadPerPartition >= 2 else { throw fail("worker.read_ahead_per_partition must be at least 2") }
+        guard worker.pauseAfterFailures >= 0 else { throw fail("worker.pause_after_failures must not be negative (0: never pause)") }
+        guard worker.probeBackoffMs >= 1 else { throw fail("worker.probe_backoff_ms must be at least 1") }
+        guard worker.probeMaxBackoffMs >= worker.probeBackoffMs else {
+            throw fail("worker.probe_max_backoff_ms must be at least worker.probe_backoff_ms")
+        }
         guard !gateway.cursorKey.isEmpty else { throw fail("gateway.cursor_key must not be empty") }
         guard (1...100).contains(gateway.defaultPerPage) else { throw fail("gateway.default_per_page must be 1-100") }
         for (name, ranking) in rankings {

@@ -139,10 +139,25 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
     }
 
     public struct WorkerSection: Codable, Sendable, Equatable {
-        /// Messages processed at once across partitions (one partition is always in order).
+        /// Requests processed at once, across keys and partitions.
         public var concurrency = 8
+        /// Which requests run one after the other: those with the same key (the cache key
+        /// they write), or all of a partition.
+        public var ordering = WorkerOrdering.key
+        /// Requests taken from Kafka and not finished, in all partitions.
+        public var readAhead = 1_000
+        /// Requests of one partition fetched and not committed (buffered, running, or
+        /// finished above an unfinished one): bounds memory and what a crash redelivers.
+        public var readAheadPerPartition = 500
         public var maxAttempts = 5
         public var retryBackoffMs = 200
+        /// Transient failures of one dependency in a row (no success between) after which the
+        /// worker probes it and pauses its partitions if it does not answer; 0 never pauses.
+        public var pauseAfterFailures = 3
+        /// First delay between probes of a dependency that is down (doubling).
+        public var probeBackoffMs = 500
+        /// Longest delay between probes.
+        public var probeMaxBackoffMs = 5_000
         /// Address of the worker's `/metrics` and `/healthz`; `0.0.0.0` to be scraped from outside.
         public var metricsHost = "127.0.0.1"
         /// Port of the worker's `/metrics`; 0 picks a free one (several workers on one host).
@@ -181,6 +196,15 @@ public enum SearchSourceKind: String, NamedCases, Hashable {
     case elasticsearch
     /// A ranking service speaking `Schemas/ranking-source.schema.json` (`search.http_url`).
     case http
+}
+
+/// `worker.ordering`: which requests a worker runs one after the other.
+public enum WorkerOrdering: String, NamedCases, Hashable {
+    /// Requests with the same key (the cache key they write) in order; different keys of one
+    /// partition concurrently. Right for I/O-bound sources.
+    case key
+    /// All requests of a partition in order; partitions concurrently.
+    case partition
 }
 
 /// `logging.level`: swift-log's levels by name.

@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import BraidConfig
+import BraidCore
 import BraidKafka
 import BraidObservability
 import BraidPrecompute
@@ -6,6 +8,7 @@ import BraidRedis
 import BraidSources
 import BraidWorker
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// A worker process assembled from configuration: a member of the requests group, a member
@@ -23,12 +26,23 @@ public struct WorkerAssembly: Sendable {
     let metrics: any Service
     let source: any SearchSource
     let provider: SQLiteComponentProvider
+    /// The HTTP sources' client: one connection per concurrent request (the shared client
+    /// keeps 8 per host, which would cap an I/O-bound worker at 8 requests at once).
+    let httpClient: HTTPClient
 
     public init(configuration: BraidConfiguration, logger: Logger = Logger(label: "braid.worker")) throws {
         let redis = RedisClient(configuration: try configuration.redis.clientConfiguration())
         let keys = configuration.redis.cacheKeys
         let store = PrecomputeStore(redis: redis, keys: keys)
-        let source = SearchSourceFactory.make(configuration.search)
+        let worker = configuration.worker
+        var clientConfiguration = HTTPClient.Configuration()
+        clientConfiguration.connectionPool = .init(
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(8, worker.concurrency))
+        let httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
+        var created = false
+        // A client dropped without shutdown asserts: shut it down if anything below throws.
+        defer { if !created { try? httpClient.syncShutdown() } }
+        let source = SearchSourceFactory.make(configuration.search, client: httpClient)
         let provider = SQLiteComponentProvider(path: configuration.search.sqlitePath)
         let processor = RequestProcessor(
             rankings: RankingMaterializer(store: store, source: source, rankings: configuration.materializedRankings),
@@ -37,17 +51,17 @@ public struct WorkerAssembly: Sendable {
                 storedItems: configuration.worker.componentItems))
         let producer = try KafkaProducer(configuration: configuration.kafka.producer(clientID: "braid-worker"))
         let deadLetters = DeadLetterPublisher(producer: producer, topic: configuration.kafka.deadLetterTopic)
-        let worker = configuration.worker
-        let workerConfiguration = PrecomputeWorker.Configuration(
-            concurrency: worker.concurrency,
-            retry: RetryPolicy(maxAttempts: worker.maxAttempts, initialBackoff: .milliseconds(worker.retryBackoffMs)))
+        let workerConfiguration = configuration.workerConfiguration
         var consumerConfiguration = configuration.kafka.workerConsumer()
         consumerConfiguration.statisticsIntervalMilliseconds = 5_000
-        self.requests = PrecomputeWorker(
-            consumer: try KafkaConsumer(configuration: consumerConfiguration), deadLetters: deadLetters, processor: processor,
+        consumerConfiguration.maxReadAheadPerPartition = worker.readAheadPerPartition
+        var eventsConfiguration = configuration.kafka.eventsConsumer()
+        eventsConfiguration.maxReadAheadPerPartition = worker.readAheadPerPartition
+        self.requests = try PrecomputeWorker(
+            consumer: consumerConfiguration, deadLetters: deadLetters, processor: processor,
             store: store, configuration: workerConfiguration, logger: logger)
-        self.events = PrecomputeWorker(
-            consumer: try KafkaConsumer(configuration: configuration.kafka.eventsConsumer()), deadLetters: deadLetters,
+        self.events = try PrecomputeWorker(
+            consumer: eventsConfiguration, deadLetters: deadLetters,
             processor: EventProcessor(store: ExperimentStore(redis: redis, keys: keys)), store: store,
             configuration: workerConfiguration, logger: Logger(label: "braid.worker.events"))
         self.metrics = MetricsEndpoint.service(
@@ -56,6 +70,8 @@ public struct WorkerAssembly: Sendable {
         self.producer = producer
         self.source = source
         self.provider = provider
+        self.httpClient = httpClient
+        created = true
     }
 
     /// Every long-running part, in start order.
@@ -65,5 +81,6 @@ public struct WorkerAssembly: Sendable {
     public func shutdown() async {
         try? await source.shutdown()
         try? await provider.shutdown()
+        try? await httpClient.shutdown()
     }
 }

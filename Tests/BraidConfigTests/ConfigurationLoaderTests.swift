@@ -16,6 +16,7 @@ struct ConfigurationLoaderTests {
         #expect(configuration == BraidConfiguration())
         #expect(configuration.redis.url == "redis://127.0.0.1:6379")
         #expect(configuration.rankings["featured"]?.profile == .popularityBoosted)
+        #expect(configuration.worker.ordering == .key)
     }
 
     @Test func yamlFileOverridesDefaultsAndKeepsTheRest() throws {
@@ -83,6 +84,7 @@ struct ConfigurationLoaderTests {
         ("interleaving:\n  miss_policy: later\n", "interleaving.miss_policy: must be one of inline, async, not 'later'"),
         ("interleaving:\n  arms: [{name: a, weight: 100, mode: coin}]\n", "interleaving.arms.0.mode: must be one of pattern, team_draft, not 'coin'"),
         ("logging:\n  level: loud\n", "logging.level: must be one of trace, debug, info, notice, warning, error, critical, not 'loud'"),
+        ("worker:\n  ordering: fifo\n", "worker.ordering: must be one of key, partition, not 'fifo'"),
         ("feeds:\n  f:\n    components: {c: {type: banners, title: T}}\n    variants: []\n", "feeds.f.components.c.type: must be one of"),
         ("feeds:\n  f:\n    components: {c: {type: carousel, title: T, scope: team}}\n    variants: []\n", "feeds.f.components.c.scope: must be one of user, segment, category, not 'team'"),
         ("feeds:\n  f:\n    components: {c: {type: carousel, title: T, style: wheel}}\n    variants: []\n", "feeds.f.components.c.style: must be one of"),
@@ -186,6 +188,10 @@ struct ConfigurationValidationTests {
         ("feeds.home.variants.control lists 'ghost'", { @Sendable (c: inout BraidConfiguration) in c.feeds["home"]?.variants[0].components.append("ghost") }),
         ("rankings.Bad Name", { @Sendable (c: inout BraidConfiguration) in c.rankings["Bad Name"] = .init(profile: .relevance) }),
         ("redis.pool_size", { @Sendable (c: inout BraidConfiguration) in c.redis.poolSize = 0 }),
+        ("worker.read_ahead must be at least worker.concurrency", { @Sendable (c: inout BraidConfiguration) in c.worker.readAhead = 4 }),
+        ("worker.read_ahead_per_partition", { @Sendable (c: inout BraidConfiguration) in c.worker.readAheadPerPartition = 1 }),
+        ("worker.pause_after_failures", { @Sendable (c: inout BraidConfiguration) in c.worker.pauseAfterFailures = -1 }),
+        ("worker.probe_max_backoff_ms", { @Sendable (c: inout BraidConfiguration) in c.worker.probeMaxBackoffMs = 10 }),
     ] as [(String, @Sendable (inout BraidConfiguration) -> Void)])
     func invalidConfigurationsNameTheKey(expected: String, breakIt: @Sendable (inout BraidConfiguration) -> Void) {
         var configuration = BraidConfiguration()

@@ -54,7 +54,7 @@ struct ServiceLifecycleTests {
             configuration: try KafkaTest.consumerConfiguration(topic: topic, group: TestEnvironment.uniqueName("pause")))
         try await KafkaTest.eventually("assignment", within: 30) { consumer.assignment.count == 2 }
         let paused = TopicPartition(topic: topic, partition: 0)
-        try consumer.pause([paused])
+        consumer.pause([paused])
 
         // Partition 0's messages are acknowledged before partition 1's are even sent.
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(brokers: try KafkaTest.brokers()))
@@ -77,7 +77,7 @@ struct ServiceLifecycleTests {
         }
         #expect(!whilePaused.contains { $0.hasPrefix("p0-") })
 
-        try consumer.resume([paused])
+        consumer.resume([paused])
         let afterResume = try await KafkaTest.within(30, "partition 0's messages after resume") {
             var values: [String] = []
             for try await message in consumer.messages {

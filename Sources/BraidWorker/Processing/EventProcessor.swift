@@ -24,4 +24,9 @@ public struct EventProcessor: MessageProcessor {
             throw ProcessingFailure.classify(error)
         }
     }
+
+    /// Redis (PING), the only dependency of event credit.
+    public func probe(_ dependency: ProcessingFailure.Dependency) async -> Bool? {
+        dependency == .redis ? await DependencyProbes.redis(store.redis) : nil
+    }
 }

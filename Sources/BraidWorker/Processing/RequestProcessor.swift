@@ -33,4 +33,13 @@ public struct RequestProcessor: MessageProcessor {
             throw ProcessingFailure.classify(error)
         }
     }
+
+    /// The search source (an empty query) and Redis (PING); other failures are not probed.
+    public func probe(_ dependency: ProcessingFailure.Dependency) async -> Bool? {
+        switch dependency {
+        case .searchSource: await DependencyProbes.searchSource(rankings.source)
+        case .redis: await DependencyProbes.redis(rankings.store.redis)
+        case .other: nil
+        }
+    }
 }
