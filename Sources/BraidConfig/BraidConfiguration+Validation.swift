@@ -44,6 +44,7 @@ extension BraidConfiguration {
                     maxDocs: arm.maxDocs ?? interleaving.maxDocs, pattern: arm.pattern ?? interleaving.pattern)
             }
         }
+        try validateCampaigns()
         for (name, feed) in feeds {
             guard Names.isValid(name) else { throw fail("feeds.\(name): a feed name must be \(Names.rule)") }
             guard !feed.variants.isEmpty else { throw fail("feeds.\(name).variants must not be empty") }
@@ -54,12 +55,78 @@ extension BraidConfiguration {
                     throw fail("feeds.\(name).components.\(id).category is required with scope category")
                 }
                 guard (1...100).contains(component.pageSize) else { throw fail("feeds.\(name).components.\(id).page_size must be 1-100") }
+                try validateKind(component, path: "feeds.\(name).components.\(id)", feed: feed)
+            }
+            let interleaved = feed.components.filter { $0.value.type == .interleavedRecipes }.keys.sorted()
+            guard interleaved.count <= 1 else {
+                throw fail("feeds.\(name): at most one interleaved_recipes component per feed (has \(interleaved.joined(separator: ", ")))")
             }
             for variant in feed.variants {
                 for id in variant.components where feed.components[id] == nil {
                     throw fail("feeds.\(name).variants.\(variant.name) lists '\(id)', which is not under feeds.\(name).components")
                 }
             }
+        }
+    }
+
+    /// The keys of one component that depend on its type and style.
+    private func validateKind(_ component: FeedComponent, path: String, feed: FeedDefinition) throws(ConfigurationError) {
+        func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: "\(path)\(message)") }
+        let type = component.type
+        switch type {
+        case .recommendedCreators, .userStats, .profileHeader, .profileTabs:
+            guard component.scope == .user else { throw fail(".scope must be user for \(type.rawValue)") }
+        case .banner, .interleavedRecipes:
+            guard component.scope == .segment else { throw fail(".scope must be segment for \(type.rawValue)") }
+        default:
+            break
+        }
+        if let segment = component.segment {
+            guard component.scope == .segment else { throw fail(".segment is only for scope segment") }
+            guard Names.isValid(segment) else { throw fail(".segment must be \(Names.rule)") }
+        }
+        if let carousel = component.carousel {
+            guard component.style == .carousel else { throw fail(".carousel is only for style carousel") }
+            guard (500...600_000).contains(carousel.autoAdvanceIntervalMs) else { throw fail(".carousel.auto_advance_interval_ms must be 500-600000") }
+            guard (0...10_000).contains(carousel.transitionMs) else { throw fail(".carousel.transition_ms must be 0-10000") }
+            guard carousel.transitionMs < carousel.autoAdvanceIntervalMs else {
+                throw fail(".carousel.transition_ms must be shorter than auto_advance_interval_ms")
+            }
+        }
+        if type == .profileTabs {
+            guard let tabs = component.tabs, !tabs.isEmpty else { throw fail(".tabs must list the tab components of profile_tabs") }
+            for tab in tabs {
+                guard let tabComponent = feed.components[tab] else { throw fail(".tabs lists '\(tab)', which is not a component of this feed") }
+                guard tabComponent.type.isSearchableTab else {
+                    throw fail(".tabs lists '\(tab)' of type \(tabComponent.type.rawValue); tabs are profile_recipes or profile_cooksnaps")
+                }
+            }
+        } else if component.tabs != nil {
+            throw fail(".tabs is only for profile_tabs")
+        }
+        if type == .interleavedRecipes {
+            guard let query = component.query, query.contains(where: { !$0.isWhitespace }), query.unicodeScalars.count <= 512 else {
+                throw fail(".query is required for interleaved_recipes (1-512 characters, not blank)")
+            }
+            let ranking = component.ranking ?? interleaving.ranking
+            guard rankings[ranking] != nil else { throw fail(".ranking names '\(ranking)', which is not under rankings") }
+        } else if component.query != nil || component.ranking != nil {
+            throw fail(": query and ranking are only for interleaved_recipes")
+        }
+    }
+
+    private func validateCampaigns() throws(ConfigurationError) {
+        func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
+        var seen: Set<String> = []
+        for (index, campaign) in campaigns.enumerated() {
+            let path = "campaigns[\(index)]"
+            guard Names.isValid(campaign.id) else { throw fail("\(path).id must be \(Names.rule)") }
+            guard seen.insert(campaign.id).inserted else { throw fail("\(path).id '\(campaign.id)' is used twice") }
+            for (key, value) in [("title", campaign.title), ("image_url", campaign.imageUrl), ("link_url", campaign.linkUrl)] {
+                guard !value.isEmpty, value.count <= 2_048 else { throw fail("\(path).\(key) must be 1-2048 characters") }
+            }
+            guard campaign.startsAt < campaign.endsAt else { throw fail("\(path): starts_at must be before ends_at") }
+            guard Names.isValid(campaign.segment) else { throw fail("\(path).segment must be \(Names.rule)") }
         }
     }
 

@@ -14,6 +14,8 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
     public var gateway = GatewaySection()
     public var worker = WorkerSection()
     public var feeds: [String: FeedDefinition] = BraidConfiguration.defaultFeeds
+    /// Campaigns `banner` components show, each to its target segment in its window.
+    public var campaigns: [Campaign] = BraidConfiguration.defaultCampaigns
     public var logging = LoggingSection()
 
     public init() {}

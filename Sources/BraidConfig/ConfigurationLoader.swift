@@ -11,7 +11,8 @@ import Yams
 /// `comand_timeout_ms` should not leave production on a default.
 public enum ConfigurationLoader {
     /// Maps whose keys are names chosen by the user, not options.
-    static let openMaps: Set<String> = ["rankings", "feeds", "kafka.properties"]
+    /// (`campaigns` is a list written whole in the file, like a map: no variable per field.)
+    static let openMaps: Set<String> = ["rankings", "feeds", "campaigns", "kafka.properties"]
 
     public static func load(
         file: String?,

@@ -28,8 +28,8 @@ extension BraidConfiguration {
                 weight: armSection.weight,
                 arm: InterleavingArm(
                     name: armSection.name, ranking: ranking, configuration: configuration, missPolicy: section.missPolicy,
-                    refreshAfterSeconds: rankingSection.refreshAfterSeconds, enabled: section.enabled)))
+                    refreshAfterSeconds: rankingSection.refreshAfterSeconds, enabled: section.enabled, snapshotSize: rankingSection.size)))
         }
-        return ArmSelector(arms: arms, refreshAfterSeconds: rankings.mapValues(\.refreshAfterSeconds))
+        return ArmSelector(arms: arms, refreshAfterSeconds: rankings.mapValues(\.refreshAfterSeconds), snapshotSizes: rankings.mapValues(\.size))
     }
 }

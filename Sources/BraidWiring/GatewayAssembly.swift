@@ -19,7 +19,9 @@ public struct GatewayAssembly: Sendable {
     public let redis: RedisClient
     public let producer: KafkaProducer
     public let source: any SearchSource
-    public let provider: SQLiteComponentProvider
+    /// Component contents: banners from `campaigns`, the rest from the corpus.
+    public let provider: FeedComponentProvider
+    let corpus: SQLiteComponentProvider
     let configuration: BraidConfiguration
 
     public init(configuration: BraidConfiguration, logger: Logger = Logger(label: "braid.gateway")) throws {
@@ -28,7 +30,8 @@ public struct GatewayAssembly: Sendable {
         let keys = configuration.redis.cacheKeys
         let store = PrecomputeStore(redis: redis, keys: keys)
         let source = SearchSourceFactory.make(configuration.search)
-        let provider = SQLiteComponentProvider(path: configuration.search.sqlitePath)
+        let corpus = SQLiteComponentProvider(path: configuration.search.sqlitePath)
+        let provider = FeedComponentProvider(campaigns: configuration.campaigns, corpus: corpus)
         let producer = try KafkaProducer(configuration: configuration.kafka.producer(clientID: "braid-gateway"))
         let requests = DeduplicatingPublisher(
             publisher: RequestPublisher(producer: producer, topic: configuration.kafka.requestsTopic), redis: redis, keys: keys)
@@ -46,7 +49,7 @@ public struct GatewayAssembly: Sendable {
             source: source, codec: codec, impressions: impressions, cursorTTLSeconds: gateway.cursorTtlSeconds,
             liveTimeout: liveTimeout, logger: logger)
         let components = ComponentService(
-            feeds: configuration.feeds, store: store, provider: provider, requests: requests, codec: codec,
+            feeds: configuration.feeds, store: store, provider: provider, search: search, requests: requests, codec: codec,
             cursorTTLSeconds: gateway.cursorTtlSeconds, storedItems: configuration.worker.componentItems, liveTimeout: liveTimeout,
             nearCacheBytes: gateway.nearCacheBytes, logger: logger)
         let events = EventService(
@@ -59,6 +62,7 @@ public struct GatewayAssembly: Sendable {
         self.producer = producer
         self.source = source
         self.provider = provider
+        self.corpus = corpus
     }
 
     /// The HTTP server on `gateway.host:gateway.port` (port 0: any free port, reported to
@@ -79,6 +83,6 @@ public struct GatewayAssembly: Sendable {
     /// Closes the live backends after the services have stopped.
     public func shutdown() async {
         try? await source.shutdown()
-        try? await provider.shutdown()
+        try? await corpus.shutdown()
     }
 }

@@ -44,11 +44,12 @@ public struct WorkerAssembly: Sendable {
         defer { if !created { try? httpClient.syncShutdown() } }
         let source = SearchSourceFactory.make(configuration.search, client: httpClient)
         let provider = SQLiteComponentProvider(path: configuration.search.sqlitePath)
+        let rankings = RankingMaterializer(store: store, source: source, rankings: configuration.materializedRankings)
         let processor = RequestProcessor(
-            rankings: RankingMaterializer(store: store, source: source, rankings: configuration.materializedRankings),
+            rankings: rankings,
             components: ComponentMaterializer(
-                store: store, provider: provider, feeds: configuration.materializedFeeds,
-                storedItems: configuration.worker.componentItems))
+                store: store, provider: FeedComponentProvider(campaigns: configuration.campaigns, corpus: provider),
+                feeds: configuration.materializedFeeds, storedItems: configuration.worker.componentItems, rankings: rankings))
         let producer = try KafkaProducer(configuration: configuration.kafka.producer(clientID: "braid-worker"))
         let deadLetters = DeadLetterPublisher(producer: producer, topic: configuration.kafka.deadLetterTopic)
         let workerConfiguration = configuration.workerConfiguration

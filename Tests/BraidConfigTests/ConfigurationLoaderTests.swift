@@ -175,6 +175,47 @@ struct FeedConfigurationTests {
     }
 }
 
+@Suite("configuration of component kinds and campaigns")
+struct ComponentKindConfigurationTests {
+    @Test func newKeysLoadFromAFileWithDefaultsForWhatIsLeftOut() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("braid-\(UUID().uuidString).yaml").path
+        try """
+            feeds:
+              home:
+                components:
+                  picks: {type: carousel, title: Picks, style: carousel, scope: segment, carousel: {auto_advance_interval_ms: 4000, wrap: false}}
+                  promo: {type: banner, title: Promo, style: banner, scope: segment, segment: vip}
+                  list: {type: interleaved_recipes, title: More, style: vertical_list, scope: segment, query: curry}
+                variants:
+                  - {name: all, weight: 100, components: [picks, promo, list]}
+            campaigns:
+              - {id: vip-week, title: VIP week, image_url: /v.jpg, link_url: /vip, starts_at: "2027-01-01T00:00:00Z", ends_at: "2027-01-08T00:00:00+09:00", segment: vip}
+              - {id: all-year, title: All year, image_url: /a.jpg, link_url: /a, starts_at: "2027-01-01T00:00:00Z", ends_at: "2028-01-01T00:00:00Z"}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let configuration = try ConfigurationLoader.load(file: path, environment: [:])
+        try configuration.validate()
+        let home = try #require(configuration.feeds["home"])
+        #expect(home.components["picks"]?.carousel == CarouselOptions(autoAdvanceIntervalMs: 4_000, wrap: false))
+        #expect(home.components["promo"]?.scope(user: "u1") == ComponentScope(segment: "vip"))
+        #expect(home.components["list"]?.query == "curry")
+        #expect(home.components["list"]?.ranking == nil)
+        #expect(configuration.campaigns.map(\.id) == ["vip-week", "all-year"])
+        #expect(configuration.campaigns[0].endsAt == Date(timeIntervalSince1970: 1_798_761_600 + 7 * 86_400 - 9 * 3_600))
+        #expect(configuration.campaigns[1].segment == "all")
+    }
+
+    @Test func aCampaignTimeThatIsNotRFC3339IsALoadErrorNamingTheKey() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("braid-\(UUID().uuidString).yaml").path
+        try """
+            campaigns:
+              - {id: x, title: X, image_url: /x.jpg, link_url: /x, starts_at: tomorrow, ends_at: "2027-01-08T00:00:00Z"}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: path, environment: [:]) }
+        #expect(error?.message.contains("starts_at") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("RFC 3339") == true, "\(String(describing: error))")
+    }
+}
+
 @Suite("configuration validation")
 struct ConfigurationValidationTests {
     @Test func defaultsAreValid() throws {
@@ -192,6 +233,35 @@ struct ConfigurationValidationTests {
         ("worker.read_ahead_per_partition", { @Sendable (c: inout BraidConfiguration) in c.worker.readAheadPerPartition = 1 }),
         ("worker.pause_after_failures", { @Sendable (c: inout BraidConfiguration) in c.worker.pauseAfterFailures = -1 }),
         ("worker.probe_max_backoff_ms", { @Sendable (c: inout BraidConfiguration) in c.worker.probeMaxBackoffMs = 10 }),
+        ("feeds.home.components.carousel.carousel.auto_advance_interval_ms", { @Sendable (c: inout BraidConfiguration) in
+            c.feeds["home"]?.components["carousel"]?.carousel?.autoAdvanceIntervalMs = 10 }),
+        ("feeds.home.components.carousel.carousel.transition_ms must be shorter", { @Sendable (c: inout BraidConfiguration) in
+            c.feeds["home"]?.components["carousel"]?.carousel?.transitionMs = 6_000 }),
+        ("feeds.home.components.recommended.carousel is only for style carousel", { @Sendable (c: inout BraidConfiguration) in
+            c.feeds["home"]?.components["recommended"]?.carousel = CarouselOptions() }),
+        ("feeds.profile.components.tabs.tabs lists 'header' of type profile_header", { @Sendable (c: inout BraidConfiguration) in
+            c.feeds["profile"]?.components["tabs"]?.tabs = ["recipes", "header"] }),
+        ("feeds.profile.components.tabs.tabs lists 'ghost'", { @Sendable (c: inout BraidConfiguration) in
+            c.feeds["profile"]?.components["tabs"]?.tabs = ["ghost"] }),
+        ("feeds.profile.components.tabs.tabs must list", { @Sendable (c: inout BraidConfiguration) in c.feeds["profile"]?.components["tabs"]?.tabs = nil }),
+        ("feeds.profile.components.recipes.tabs is only for profile_tabs", { @Sendable (c: inout BraidConfiguration) in
+            c.feeds["profile"]?.components["recipes"]?.tabs = ["cooksnaps"] }),
+        ("feeds.home.components.more.query is required", { @Sendable (c: inout BraidConfiguration) in c.feeds["home"]?.components["more"]?.query = " " }),
+        ("feeds.home.components.more.ranking names 'nope'", { @Sendable (c: inout BraidConfiguration) in c.feeds["home"]?.components["more"]?.ranking = "nope" }),
+        ("feeds.home: at most one interleaved_recipes", { @Sendable (c: inout BraidConfiguration) in
+            let more = c.feeds["home"]?.components["more"]
+            c.feeds["home"]?.components["more2"] = more }),
+        ("feeds.home.components.recommended: query and ranking are only for interleaved_recipes", { @Sendable (c: inout BraidConfiguration) in
+            c.feeds["home"]?.components["recommended"]?.query = "x" }),
+        ("feeds.home.components.banner.scope must be segment", { @Sendable (c: inout BraidConfiguration) in c.feeds["home"]?.components["banner"]?.scope = .user }),
+        ("feeds.home.components.my-week.scope must be user", { @Sendable (c: inout BraidConfiguration) in c.feeds["home"]?.components["my-week"]?.scope = .segment }),
+        ("feeds.home.components.recommended.segment is only for scope segment", { @Sendable (c: inout BraidConfiguration) in
+            c.feeds["home"]?.components["recommended"]?.segment = "vip" }),
+        ("feeds.home.components.banner.segment must be", { @Sendable (c: inout BraidConfiguration) in c.feeds["home"]?.components["banner"]?.segment = "VIP users" }),
+        ("campaigns[0]: starts_at must be before ends_at", { @Sendable (c: inout BraidConfiguration) in c.campaigns[0].endsAt = c.campaigns[0].startsAt }),
+        ("campaigns[1].id 'welcome' is used twice", { @Sendable (c: inout BraidConfiguration) in c.campaigns[1].id = "welcome" }),
+        ("campaigns[0].image_url", { @Sendable (c: inout BraidConfiguration) in c.campaigns[0].imageUrl = "" }),
+        ("campaigns[2].segment", { @Sendable (c: inout BraidConfiguration) in c.campaigns[2].segment = "New Users" }),
     ] as [(String, @Sendable (inout BraidConfiguration) -> Void)])
     func invalidConfigurationsNameTheKey(expected: String, breakIt: @Sendable (inout BraidConfiguration) -> Void) {
         var configuration = BraidConfiguration()

@@ -27,7 +27,9 @@ struct FeedTests {
             let layout = try await client.json("/v1/feeds/home?user=u00003")
             #expect(layout.status == 200)
             let components = try #require(layout["components"] as? [[String: Any]])
-            #expect(Set(components.compactMap { $0["id"] as? String }) == ["carousel", "recommended", "following", "popular-dessert", "new-arrivals"])
+            #expect(Set(components.compactMap { $0["id"] as? String }) == [
+                "banner", "carousel", "my-week", "recommended", "creators", "following", "popular-dessert", "new-arrivals", "more",
+            ])
             #expect(components.prefix(2).allSatisfy { $0["prefetch"] as? Bool == true })
             let carousel = try #require(components.first { $0["id"] as? String == "carousel" })
             #expect((carousel["layout"] as? [String: Any])?["auto_scroll_interval_ms"] as? Int == 5_000)

@@ -38,6 +38,10 @@ public enum LayoutStyle: String, NamedCases, Hashable {
     case grid
     case carousel
     case tabs
+    /// One fixed-size object (a user's stats, a profile header).
+    case card
+    /// One fixed-size campaign image.
+    case banner
 }
 
 /// Whose content a component shows.
@@ -66,12 +70,27 @@ public struct FeedComponent: Codable, Sendable, Equatable {
     public var scope: ComponentScopeKind
     /// The category of `category`-scoped components.
     public var category: String?
+    /// The segment of `segment`-scoped components (nil: `all`): a banner shows the campaigns
+    /// targeted at it.
+    public var segment: String?
     public var ttlSeconds: Int
+    /// How a `carousel`-style component advances (layout hints).
+    public var carousel: CarouselOptions?
+    /// `profile_tabs`: the ids of this feed's components that are its tabs, in order.
+    public var tabs: [String]?
+    /// `interleaved_recipes`: the live query (ranking A) of the list.
+    public var query: String?
+    /// `interleaved_recipes`: the cached ranking (B); nil: `interleaving.ranking`.
+    public var ranking: String?
+
+    /// The segment a `segment`-scoped component is for when none is configured.
+    public static let defaultSegment = "all"
 
     public init(
         type: ComponentType, title: String, style: LayoutStyle = .horizontalList, orthogonalScroll: Bool = true,
         autoScrollIntervalMs: Int? = nil, width: Int = 160, height: Int = 220, pageSize: Int = 10,
-        scope: ComponentScopeKind = .user, category: String? = nil, ttlSeconds: Int = 21_600
+        scope: ComponentScopeKind = .user, category: String? = nil, segment: String? = nil, ttlSeconds: Int = 21_600,
+        carousel: CarouselOptions? = nil, tabs: [String]? = nil, query: String? = nil, ranking: String? = nil
     ) {
         self.type = type
         self.title = title
@@ -83,7 +102,60 @@ public struct FeedComponent: Codable, Sendable, Equatable {
         self.pageSize = pageSize
         self.scope = scope
         self.category = category
+        self.segment = segment
         self.ttlSeconds = ttlSeconds
+        self.carousel = carousel
+        self.tabs = tabs
+        self.query = query
+        self.ranking = ranking
+    }
+
+    /// The scope of this component's content for `user`.
+    public func scope(user: String) -> ComponentScope {
+        switch scope {
+        case .category: ComponentScope(category: category)
+        case .segment: ComponentScope(segment: segment ?? Self.defaultSegment)
+        case .user: ComponentScope(user: user)
+        }
+    }
+}
+
+/// How a carousel advances, as the WEAR top page specifies it: sent to clients as layout hints.
+public struct CarouselOptions: Codable, Sendable, Equatable {
+    /// Time between automatic advances.
+    public var autoAdvanceIntervalMs: Int
+    /// Advance only once the interval has passed without any interaction (a swipe or a touch
+    /// restarts the wait), so the carousel never moves under a user's finger.
+    public var advanceOnlyWhenIdle: Bool
+    /// After the last item, continue with the first.
+    public var wrap: Bool
+    /// Duration of the slide from one item to the next.
+    public var transitionMs: Int
+    /// Draw each item's `overlay_title` over its image.
+    public var overlayTitle: Bool
+
+    public init(autoAdvanceIntervalMs: Int = 5_000, advanceOnlyWhenIdle: Bool = true, wrap: Bool = true, transitionMs: Int = 300, overlayTitle: Bool = true) {
+        self.autoAdvanceIntervalMs = autoAdvanceIntervalMs
+        self.advanceOnlyWhenIdle = advanceOnlyWhenIdle
+        self.wrap = wrap
+        self.transitionMs = transitionMs
+        self.overlayTitle = overlayTitle
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case autoAdvanceIntervalMs, advanceOnlyWhenIdle, wrap, transitionMs, overlayTitle
+    }
+
+    /// Omitted keys take the initialiser's defaults (documented in the README).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = Self()
+        self.init(
+            autoAdvanceIntervalMs: try c.decodeIfPresent(Int.self, forKey: .autoAdvanceIntervalMs) ?? defaults.autoAdvanceIntervalMs,
+            advanceOnlyWhenIdle: try c.decodeIfPresent(Bool.self, forKey: .advanceOnlyWhenIdle) ?? defaults.advanceOnlyWhenIdle,
+            wrap: try c.decodeIfPresent(Bool.self, forKey: .wrap) ?? defaults.wrap,
+            transitionMs: try c.decodeIfPresent(Int.self, forKey: .transitionMs) ?? defaults.transitionMs,
+            overlayTitle: try c.decodeIfPresent(Bool.self, forKey: .overlayTitle) ?? defaults.overlayTitle)
     }
 }
 
@@ -93,7 +165,8 @@ public struct FeedComponent: Codable, Sendable, Equatable {
 
 extension FeedComponent {
     enum CodingKeys: String, CodingKey {
-        case type, title, style, orthogonalScroll, autoScrollIntervalMs, width, height, pageSize, scope, category, ttlSeconds
+        case type, title, style, orthogonalScroll, autoScrollIntervalMs, width, height, pageSize, scope, category, segment, ttlSeconds
+        case carousel, tabs, query, ranking
     }
 
     public init(from decoder: any Decoder) throws {
@@ -109,7 +182,12 @@ extension FeedComponent {
             pageSize: try c.decodeIfPresent(Int.self, forKey: .pageSize) ?? defaults.pageSize,
             scope: try c.decodeIfPresent(ComponentScopeKind.self, forKey: .scope) ?? defaults.scope,
             category: try c.decodeIfPresent(String.self, forKey: .category),
-            ttlSeconds: try c.decodeIfPresent(Int.self, forKey: .ttlSeconds) ?? defaults.ttlSeconds)
+            segment: try c.decodeIfPresent(String.self, forKey: .segment),
+            ttlSeconds: try c.decodeIfPresent(Int.self, forKey: .ttlSeconds) ?? defaults.ttlSeconds,
+            carousel: try c.decodeIfPresent(CarouselOptions.self, forKey: .carousel),
+            tabs: try c.decodeIfPresent([String].self, forKey: .tabs),
+            query: try c.decodeIfPresent(String.self, forKey: .query),
+            ranking: try c.decodeIfPresent(String.self, forKey: .ranking))
     }
 }
 

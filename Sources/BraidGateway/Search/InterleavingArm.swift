@@ -12,12 +12,16 @@ public struct InterleavingArm: Sendable, Hashable {
     public var refreshAfterSeconds: Int
     /// False: live-only pages, Redis untouched (`interleaving.enabled`).
     public var enabled: Bool
+    /// The ranking's configured snapshot size: how many documents a snapshot read in parallel
+    /// with the live query may exclude, so the live query over-fetches that many.
+    public var snapshotSize: Int
 
     public init(
         name: String, ranking: String, configuration: InterleavingConfiguration, missPolicy: SnapshotMissPolicy, refreshAfterSeconds: Int,
-        enabled: Bool = true
+        enabled: Bool = true, snapshotSize: Int = 50
     ) {
         self.name = name
+        self.snapshotSize = snapshotSize
         self.enabled = enabled
         self.ranking = ranking
         self.configuration = configuration
@@ -46,14 +50,18 @@ public struct ArmSelector: Sendable {
     private let arms: [WeightedArm]
     /// `refresh_after_seconds` of every configured ranking, which requests may name.
     private let refreshAfterSeconds: [String: Int]
+    /// `size` of every configured ranking (absent: the arm's own).
+    private let snapshotSizes: [String: Int]
 
     /// - Parameters:
     ///   - arms: at least one arm.
     ///   - refreshAfterSeconds: the refresh age of each ranking a request may name.
-    public init(arms: [WeightedArm], refreshAfterSeconds: [String: Int]) {
+    ///   - snapshotSizes: the configured snapshot size of each ranking a request may name.
+    public init(arms: [WeightedArm], refreshAfterSeconds: [String: Int], snapshotSizes: [String: Int] = [:]) {
         precondition(!arms.isEmpty, "an arm selector needs at least one arm")
         self.arms = arms
         self.refreshAfterSeconds = refreshAfterSeconds
+        self.snapshotSizes = snapshotSizes
     }
 
     /// The arm for a session (nil: the first arm), with `ranking` replacing the arm's ranking.
@@ -68,6 +76,7 @@ public struct ArmSelector: Sendable {
             }
             arm.ranking = ranking
             arm.refreshAfterSeconds = refreshAfter
+            arm.snapshotSize = snapshotSizes[ranking] ?? arm.snapshotSize
         }
         return arm
     }

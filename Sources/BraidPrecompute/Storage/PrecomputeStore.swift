@@ -75,30 +75,46 @@ public struct PrecomputeStore: Sendable {
         return nil
     }
 
-    /// Stores a component's content unless a newer version is stored.
+    /// Stores a component's content (``StoredComponent``: the document and its item offsets)
+    /// unless a newer version is stored.
     public func publish(_ content: ComponentContent, ttlSeconds: Int) async throws -> WriteOutcome {
+        let stored = try StoredComponent.encode(content)
         let reply = try await redis.evalsha(
             StorageScripts.publishComponent,
             keys: [keys.component(feed: content.feed, type: content.type, scope: content.scope)],
             arguments: [
                 .integer(content.version), .string(content.stateHash),
-                .bytes(ByteBuffer(data: try content.encoded())), .integer(Int64(ttlSeconds)),
+                .bytes(ByteBuffer(bytes: stored.document)), .string(stored.offsetsText), .integer(Int64(max(1, ttlSeconds))),
             ])
         return reply == .integer(1) ? .written : .stale
     }
 
-    /// A component's stored content, or nil when none is stored.
+    /// A component's stored content, decoded, or nil when none is stored.
     public func component(feed: String, type: ComponentType, scope: ComponentScope) async throws -> ComponentContent? {
-        try await storedComponent(feed: feed, type: type, scope: scope)?.content
+        let key = keys.component(feed: feed, type: type, scope: scope)
+        guard let stored = try await storedComponent(feed: feed, type: type, scope: scope) else { return nil }
+        do {
+            return try stored.decoded()
+        } catch {
+            throw StoredValueError(key: key, reason: "not a component content: \(error)")
+        }
     }
 
-    /// A component's stored content with the size of its JSON, or nil when none is stored.
-    public func storedComponent(feed: String, type: ComponentType, scope: ComponentScope) async throws -> (content: ComponentContent, bytes: Int)? {
+    /// A component's stored content as bytes a page can be sliced from, or nil when none is
+    /// stored. A `braid.component/v1` value (before offsets were stored) is re-encoded; a
+    /// value that is neither is a ``StoredValueError``.
+    public func storedComponent(feed: String, type: ComponentType, scope: ComponentScope) async throws -> StoredComponent? {
         let key = keys.component(feed: feed, type: type, scope: scope)
         let fields = try await redis.hgetall(key)
         guard let content = fields["content"] else { return nil }
         do {
-            return (try ComponentContent.decode(Data(buffer: content)), content.readableBytes)
+            guard let offsets = fields["offsets"] else { return try StoredComponent.legacy(Data(buffer: content)) }
+            guard let versionText = fields["version"].map({ String(buffer: $0) }), let version = Int64(versionText) else {
+                throw StoredComponentError("no version")
+            }
+            return try StoredComponent.parse(
+                document: Array(content.readableBytesView), offsets: Array(offsets.readableBytesView), version: version,
+                stateHash: fields["state_hash"].map { String(buffer: $0) } ?? "")
         } catch {
             throw StoredValueError(key: key, reason: "not a component content: \(error)")
         }

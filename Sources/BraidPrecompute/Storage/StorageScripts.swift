@@ -30,16 +30,18 @@ enum StorageScripts {
 
     /// Writes a component's content unless a newer version is stored.
     ///
-    /// KEYS[1] the component hash (fields `version`, `state_hash`, `content`).
-    /// ARGV[1] version, ARGV[2] state hash, ARGV[3] content JSON, ARGV[4] TTL seconds.
-    /// Returns 1 when written, 0 when stale.
+    /// KEYS[1] the component hash (fields `version`, `state_hash`, `content`, `offsets`).
+    /// ARGV[1] version, ARGV[2] state hash, ARGV[3] content JSON (`braid.component/v2`),
+    /// ARGV[4] item offsets (JSON array), ARGV[5] TTL seconds. Returns 1 when written, 0 when
+    /// stale. Every field is written at once, so a reader never pairs a document with the
+    /// offsets of another.
     static let publishComponent = RedisScript("""
         local current = redis.call('HGET', KEYS[1], 'version')
         if current and tonumber(current) >= tonumber(ARGV[1]) then
           return 0
         end
-        redis.call('HSET', KEYS[1], 'version', ARGV[1], 'state_hash', ARGV[2], 'content', ARGV[3])
-        redis.call('EXPIRE', KEYS[1], ARGV[4])
+        redis.call('HSET', KEYS[1], 'version', ARGV[1], 'state_hash', ARGV[2], 'content', ARGV[3], 'offsets', ARGV[4])
+        redis.call('EXPIRE', KEYS[1], ARGV[5])
         return 1
         """)
 }

@@ -27,7 +27,7 @@ public struct RequestProcessor: MessageProcessor {
             case .ranking(let target):
                 return ("ranking", try await rankings.materialize(target, id: request.id, ttlSeconds: request.ttlSeconds, requestedAt: request.requestedAt))
             case .component(let target):
-                return ("component", try await components.materialize(target, ttlSeconds: request.ttlSeconds, requestedAt: request.requestedAt))
+                return ("component", try await components.materialize(target, id: request.id, ttlSeconds: request.ttlSeconds, requestedAt: request.requestedAt))
             }
         } catch {
             throw ProcessingFailure.classify(error)
