@@ -27,6 +27,10 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var commandTimeoutMs = 500
         /// First segment of every key; several deployments can share one Redis.
         public var keyPrefix = "braid"
+        /// ACL user and password; non-empty values replace the URL's, so the URL can stay
+        /// free of secrets (`BRAID_REDIS_PASSWORD_FILE` reads a mounted secret).
+        public var username = ""
+        public var password = ""
         public init() {}
     }
 
@@ -51,6 +55,11 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var sqlitePath = ".run/local/corpus.sqlite"
         public var elasticsearchUrl = "http://127.0.0.1:9200"
         public var elasticsearchIndex = "recipes"
+        /// Sent as `Authorization: ApiKey …` (the encoded key Elasticsearch returns).
+        public var elasticsearchApiKey = ""
+        /// Basic authentication, when no API key is set.
+        public var elasticsearchUsername = ""
+        public var elasticsearchPassword = ""
         public var httpUrl = "http://127.0.0.1:8081/rank"
         public var timeoutMs = 800
         public init() {}
@@ -129,6 +138,10 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var port = 8080
         /// HMAC key of cursors. The default is for local use only: set your own in production.
         public var cursorKey = "braid-local-development-key"
+        /// The key before the last rotation: cursors and impression ids it signed stay valid
+        /// until `previous_cursor_key_until` (an RFC 3339 time), so sessions survive a rotation.
+        public var previousCursorKey = ""
+        public var previousCursorKeyUntil = ""
         public var cursorTtlSeconds = 3_600
         public var nearCacheBytes = 64 << 20
         /// How long page 1 reuses a snapshot pointer it read; 0 reads Redis on every page 1.

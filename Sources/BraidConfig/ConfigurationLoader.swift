@@ -6,7 +6,9 @@ import Yams
 ///
 /// Environment variables are named after the key path: `redis.url` is `BRAID_REDIS_URL`,
 /// `kafka.session_timeout_ms` is `BRAID_KAFKA_SESSION_TIMEOUT_MS`. Only keys that exist
-/// in the defaults can be overridden this way (maps such as `rankings` need the file).
+/// in the defaults can be overridden this way (maps such as `rankings` need the file), except
+/// `kafka.properties`, whose entries are `BRAID_KAFKA_PROPERTY_<NAME>`. Every variable can
+/// instead name a file holding its value, as `<VARIABLE>_FILE` (secrets mounted as files).
 /// Unknown keys in the file are an error rather than silently ignored: a typo in
 /// `comand_timeout_ms` should not leave production on a default.
 public enum ConfigurationLoader {
@@ -121,7 +123,7 @@ public enum ConfigurationLoader {
         var out = tree
         for (path, current) in leaves(of: tree, path: []) {
             let name = "BRAID_" + path.joined(separator: "_").uppercased()
-            guard let raw = environment[name] else { continue }
+            guard let raw = try variable(name, in: environment) else { continue }
             let value: Any
             if current is String {
                 value = raw
@@ -134,7 +136,54 @@ public enum ConfigurationLoader {
             }
             out = setting(value, at: path[...], in: out)
         }
+        let properties = try kafkaProperties(in: environment)
+        if !properties.isEmpty {
+            var kafka = out["kafka"] as? [String: Any] ?? [:]
+            kafka["properties"] = (kafka["properties"] as? [String: Any] ?? [:]).merging(properties) { $1 }
+            out["kafka"] = kafka
+        }
         return out
+    }
+
+    /// The value of variable `name`, or the contents of the file that `name_FILE` names (the
+    /// convention of Docker and Kubernetes secrets), without its trailing line break.
+    static func variable(_ name: String, in environment: [String: String]) throws(ConfigurationError) -> String? {
+        let fileVariable = name + "_FILE"
+        switch (environment[name], environment[fileVariable]) {
+        case (nil, nil): return nil
+        case (let value?, nil): return value
+        case (nil, let path?): return try readSecretFile(path, variable: fileVariable)
+        case (.some, .some): throw ConfigurationError(message: "set \(name) or \(fileVariable), not both")
+        }
+    }
+
+    /// Reads a secret file; errors name the variable and the path, never the contents.
+    static func readSecretFile(_ path: String, variable: String) throws(ConfigurationError) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(message: "\(variable): cannot read '\(path)'")
+        }
+        guard var text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(message: "\(variable): '\(path)' is not UTF-8 text")
+        }
+        while text.last?.isNewline == true { text.removeLast() }
+        return text
+    }
+
+    static let kafkaPropertyPrefix = "BRAID_KAFKA_PROPERTY_"
+
+    /// `kafka.properties` entries from `BRAID_KAFKA_PROPERTY_<NAME>` (or `…_<NAME>_FILE`): the
+    /// name lower-cased with `_` for `.`, so `BRAID_KAFKA_PROPERTY_SASL_PASSWORD` is
+    /// `sasl.password`. They override the file's entries.
+    static func kafkaProperties(in environment: [String: String]) throws(ConfigurationError) -> [String: String] {
+        var properties: [String: String] = [:]
+        for name in environment.keys where name.hasPrefix(kafkaPropertyPrefix) {
+            let base = name.hasSuffix("_FILE") ? String(name.dropLast(5)) : name
+            let property = base.dropFirst(kafkaPropertyPrefix.count).lowercased().replacingOccurrences(of: "_", with: ".")
+            guard !property.isEmpty else { throw ConfigurationError(message: "\(name) names no librdkafka property") }
+            guard properties[property] == nil, let value = try variable(base, in: environment) else { continue }
+            properties[property] = value
+        }
+        return properties
     }
 
     static func leaves(of tree: [String: Any], path: [String]) -> [([String], Any)] {

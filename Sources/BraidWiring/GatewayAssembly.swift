@@ -36,8 +36,9 @@ public struct GatewayAssembly: Sendable {
         let requests = DeduplicatingPublisher(
             publisher: RequestPublisher(producer: producer, topic: configuration.kafka.requestsTopic), redis: redis, keys: keys)
         let gateway = configuration.gateway
-        let codec = CursorCodec(key: Array(gateway.cursorKey.utf8))
-        let impressions = ImpressionCodec(key: Array(gateway.cursorKey.utf8))
+        let retired = gateway.previousCursorKeyExpiry.map { RetiredKey(key: Array(gateway.previousCursorKey.utf8), until: $0) }
+        let codec = CursorCodec(key: Array(gateway.cursorKey.utf8), retired: retired)
+        let impressions = ImpressionCodec(key: Array(gateway.cursorKey.utf8), retired: retired)
         let liveTimeout = Duration.milliseconds(gateway.liveTimeoutMs)
         let search = SearchService(
             arms: try configuration.armSelector(),

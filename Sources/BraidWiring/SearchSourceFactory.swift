@@ -16,9 +16,19 @@ public enum SearchSourceFactory {
             return SQLiteSearchSource(path: section.sqlitePath, logger: logger)
         case .elasticsearch:
             return ElasticsearchSource(
-                baseURL: section.elasticsearchUrl, index: section.elasticsearchIndex, timeout: timeout, client: client)
+                baseURL: section.elasticsearchUrl, index: section.elasticsearchIndex, credentials: section.elasticsearchCredentials,
+                timeout: timeout, client: client)
         case .http:
             return HTTPRankingSource(url: section.httpUrl, timeout: timeout, client: client)
         }
+    }
+}
+
+extension BraidConfiguration.SearchSection {
+    /// What `search.elasticsearch_api_key` or `search.elasticsearch_username`/`_password` set.
+    public var elasticsearchCredentials: ElasticsearchCredentials? {
+        if !elasticsearchApiKey.isEmpty { return .apiKey(elasticsearchApiKey) }
+        if !elasticsearchUsername.isEmpty { return .basic(username: elasticsearchUsername, password: elasticsearchPassword) }
+        return nil
     }
 }

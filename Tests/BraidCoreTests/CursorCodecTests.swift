@@ -43,6 +43,21 @@ struct CursorCodecTests {
         #expect(throws: CursorError.badSignature) { try codec.decode(other.encode(cursor()), now: now) }
     }
 
+    @Test func aRetiredKeysCursorsAreAcceptedUntilItsTimeOnly() throws {
+        let old = CursorCodec(key: Array("old-key".utf8))
+        let until = now.addingTimeInterval(60)
+        let rotated = CursorCodec(key: Array("test-key".utf8), retired: RetiredKey(key: Array("old-key".utf8), until: until))
+        let before = old.encode(cursor(expiresAt: 1_800_001_000))
+        #expect(try rotated.decode(before, now: now) == cursor(expiresAt: 1_800_001_000))
+        #expect(throws: CursorError.badSignature) { try rotated.decode(before, now: until) }
+        // New cursors are signed with the new key only: the old key alone refuses them.
+        let after = rotated.encode(cursor())
+        #expect(try codec.decode(after, now: now) == cursor())
+        #expect(throws: CursorError.badSignature) { try old.decode(after, now: now) }
+        // A third key is no more welcome during the overlap.
+        #expect(throws: CursorError.badSignature) { try rotated.decode(CursorCodec(key: Array("x".utf8)).encode(cursor()), now: now) }
+    }
+
     @Test func truncatedPaddedAndGarbageInputIsMalformed() {
         let text = codec.encode(cursor())
         for bad in [String(text.dropLast()), String(text.dropFirst(4)), text + "A", "", "====", "not a cursor!", String(repeating: "A", count: 5000), "ＣＵＲＳＯＲ"] {

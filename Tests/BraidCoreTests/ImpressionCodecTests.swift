@@ -1,5 +1,6 @@
 import BraidCore
 import BraidTestSupport
+import Foundation
 import Testing
 
 @Suite("Impression ids")
@@ -19,6 +20,19 @@ struct ImpressionCodecTests {
             #expect(token.team(at: token.offset + count - 1) == token.teams.last)
             #expect(token.team(at: token.offset + count) == nil)
         }
+    }
+
+    @Test("After a key rotation, ids signed with the previous key count until its time, then not")
+    func rotation() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let token = ImpressionToken(experiment: "e", offset: 3, teams: [.a, .b], nonce: 42)
+        let old = ImpressionCodec(key: Array("old-key".utf8))
+        let rotated = ImpressionCodec(
+            key: Array("test-key".utf8), retired: RetiredKey(key: Array("old-key".utf8), until: now.addingTimeInterval(60)))
+        #expect(try rotated.decode(old.encode(token), now: now) == token)
+        #expect(throws: ImpressionTokenError.badSignature) { try rotated.decode(old.encode(token), now: now.addingTimeInterval(60)) }
+        #expect(try codec.decode(rotated.encode(token)) == token)
+        #expect(throws: ImpressionTokenError.badSignature) { try old.decode(rotated.encode(token), now: now) }
     }
 
     @Test("Tampered, foreign-key and random input is refused, never a crash")

@@ -92,6 +92,42 @@ struct ElasticsearchSourceTests {
         #expect(try JSONDecoder().decode(JSONValue.self, from: received.body) == ElasticsearchQuery().body(for: normalized))
     }
 
+    /// A server that answers only requests carrying `authorization`, as a secured cluster
+    /// does (401 with Elasticsearch's error body otherwise).
+    static func securedServer(authorization: String) async throws -> TinyHTTPServer {
+        let answer = try CorpusFixture.fixture("es-total-object.json")
+        let refusal = Data(#"{"error":{"type":"security_exception","reason":"missing authentication credentials"},"status":401}"#.utf8)
+        return try await TinyHTTPServer.start { request in
+            request.headers["authorization"] == authorization ? .init(status: 200, body: answer) : .init(status: 401, body: refusal)
+        }
+    }
+
+    @Test func sendsTheAPIKeyASecuredClusterRequires() async throws {
+        let server = try await Self.securedServer(authorization: "ApiKey c2VjcmV0LWlkOnNlY3JldC1rZXk=")
+        let secured = ElasticsearchSource(baseURL: server.baseURL, index: "recipes", credentials: .apiKey("c2VjcmV0LWlkOnNlY3JldC1rZXk="))
+        let result = try await secured.search(SearchRequest(query: "rice", size: 3))
+        let anonymous = ElasticsearchSource(baseURL: server.baseURL, index: "recipes")
+        let error = await #expect(throws: SearchSourceError.self) { try await anonymous.search(SearchRequest(query: "rice")) }
+        try await server.stop()
+        #expect(result.total == 42)
+        #expect(error?.status == 401)
+        #expect(error?.isRetriable == false)
+    }
+
+    @Test func sendsBasicAuthenticationAndNeverEchoesThePassword() async throws {
+        // "braid:s3cret-pass" in base64.
+        let server = try await Self.securedServer(authorization: "Basic YnJhaWQ6czNjcmV0LXBhc3M=")
+        let secured = ElasticsearchSource(
+            baseURL: server.baseURL, index: "recipes", credentials: .basic(username: "braid", password: "s3cret-pass"))
+        let result = try await secured.search(SearchRequest(query: "rice", size: 3))
+        let wrong = ElasticsearchSource(baseURL: server.baseURL, index: "recipes", credentials: .basic(username: "braid", password: "wr0ng-pass"))
+        let error = await #expect(throws: SearchSourceError.self) { try await wrong.search(SearchRequest(query: "rice")) }
+        try await server.stop()
+        #expect(result.total == 42)
+        #expect(error?.status == 401)
+        #expect(error.map { !"\($0)".contains("wr0ng-pass") && !"\($0)".contains("YnJhaWQ6d3IwbmctcGFzcw") } == true, "\(String(describing: error))")
+    }
+
     @Test func errorStatusIsABadResponse() async throws {
         let answer = try CorpusFixture.fixture("es-error-400.json")
         let server = try await TinyHTTPServer.start { _ in .init(status: 400, body: answer) }

@@ -12,6 +12,8 @@ public final class TinyHTTPServer: Sendable {
     public struct Request: Sendable {
         public var method: String
         public var uri: String
+        /// Header values by lower-cased name.
+        public var headers: [String: String]
         public var body: Data
     }
 
@@ -108,7 +110,8 @@ public final class TinyHTTPServer: Sendable {
                 body.append(contentsOf: buffer.readBytes(length: buffer.readableBytes) ?? [])
             case .end:
                 guard let head else { return }
-                let request = Request(method: head.method.rawValue, uri: head.uri, body: body)
+                let headers = Dictionary(head.headers.map { ($0.name.lowercased(), $0.value) }) { first, _ in first }
+                let request = Request(method: head.method.rawValue, uri: head.uri, headers: headers, body: body)
                 recorder.received(request)
                 guard let response = answer(request) else { return }
                 if response.delay <= .zero {

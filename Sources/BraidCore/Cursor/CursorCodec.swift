@@ -14,9 +14,14 @@ public struct CursorCodec: Sendable {
     static let totalLength = bodyLength + macLength
 
     private let key: [UInt8]
+    private let retired: RetiredKey?
 
-    public init(key: some DataProtocol) {
+    /// - Parameters:
+    ///   - key: signs new cursors and verifies them.
+    ///   - retired: the key before the last rotation, still accepted until its time.
+    public init(key: some DataProtocol, retired: RetiredKey? = nil) {
         self.key = Array(key)
+        self.retired = retired
     }
 
     public func encode(_ cursor: Cursor) -> String {
@@ -32,7 +37,7 @@ public struct CursorCodec: Sendable {
         append(cursor.seed, to: &body)
         append(UInt64(bitPattern: cursor.expiresAt), to: &body)
         append(cursor.queryHash, to: &body)
-        body.append(contentsOf: mac(body))
+        body.append(contentsOf: mac(body, key: key))
         return Base64URL.encode(body)
     }
 
@@ -42,7 +47,10 @@ public struct CursorCodec: Sendable {
             throw .malformed
         }
         let body = Array(bytes[0..<Self.bodyLength])
-        guard constantTimeEqual(mac(body), Array(bytes[Self.bodyLength...])) else { throw .badSignature }
+        let signature = Array(bytes[Self.bodyLength...])
+        guard constantTimeEqual(mac(body, key: key), signature) || signedByRetiredKey(body, signature, now: now) else {
+            throw .badSignature
+        }
         guard body[0] == Self.formatVersion else { throw .unsupportedVersion(body[0]) }
         var reader = ByteReader(bytes: body, index: 1)
         let flags = reader.byte()
@@ -62,8 +70,13 @@ public struct CursorCodec: Sendable {
             configurationHash: configurationHash, seed: seed, queryHash: queryHash, expiresAt: expiresAt)
     }
 
-    private func mac(_ body: [UInt8]) -> [UInt8] {
+    private func mac(_ body: [UInt8], key: [UInt8]) -> [UInt8] {
         Array(HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: key)).prefix(Self.macLength))
+    }
+
+    private func signedByRetiredKey(_ body: [UInt8], _ signature: [UInt8], now: Date) -> Bool {
+        guard let retired, retired.isAccepted(at: now) else { return false }
+        return constantTimeEqual(mac(body, key: retired.key), signature)
     }
 
     private func append(_ value: UInt64, to bytes: inout [UInt8]) {

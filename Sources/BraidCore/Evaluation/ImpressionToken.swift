@@ -54,10 +54,19 @@ public struct ImpressionCodec: Sendable {
     public static let maxSlots = 255
 
     private let key: [UInt8]
+    private let retired: RetiredKey?
 
-    public init(key: some DataProtocol) {
-        // A key derived from the cursor key: an impression id can never pass as a cursor.
-        self.key = Array(HMAC<SHA256>.authenticationCode(for: Array("braid-impression".utf8), using: SymmetricKey(data: Array(key))))
+    /// - Parameters:
+    ///   - key: the cursor key; impression ids are signed with a key derived from it, so an
+    ///     impression id can never pass as a cursor.
+    ///   - retired: the cursor key before the last rotation, still accepted until its time.
+    public init(key: some DataProtocol, retired: RetiredKey? = nil) {
+        self.key = Self.derive(key)
+        self.retired = retired.map { RetiredKey(key: Self.derive($0.key), until: $0.until) }
+    }
+
+    private static func derive(_ key: some DataProtocol) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Array("braid-impression".utf8), using: SymmetricKey(data: Array(key))))
     }
 
     public func encode(_ token: ImpressionToken) -> String {
@@ -73,17 +82,16 @@ public struct ImpressionCodec: Sendable {
         let name = Array(token.experiment.utf8.prefix(255))
         bytes.append(UInt8(name.count))
         bytes += name
-        bytes += mac(bytes)
+        bytes += mac(bytes, key: key)
         return Base64URL.encode(bytes)
     }
 
     /// Decodes and verifies; never traps, whatever the input.
-    public func decode(_ text: String) throws(ImpressionTokenError) -> ImpressionToken {
+    public func decode(_ text: String, now: Date = Date()) throws(ImpressionTokenError) -> ImpressionToken {
         guard text.utf8.count <= 512, let bytes = Base64URL.decode(text), bytes.count > Self.macLength + 15 else { throw .malformed }
         let body = Array(bytes.dropLast(Self.macLength))
-        var difference: UInt8 = 0
-        for (lhs, rhs) in zip(mac(body), bytes.suffix(Self.macLength)) { difference |= lhs ^ rhs }
-        guard difference == 0 else { throw .badSignature }
+        let signature = Array(bytes.suffix(Self.macLength))
+        guard Self.same(mac(body, key: key), signature) || signedByRetiredKey(body, signature, now: now) else { throw .badSignature }
         guard body[0] == Self.formatVersion else { throw .malformed }
         let offset = body[1...4].reduce(0) { $0 << 8 | Int($1) }
         let count = Int(body[5])
@@ -101,7 +109,18 @@ public struct ImpressionCodec: Sendable {
         return ImpressionToken(experiment: experiment, offset: offset, teams: teams, nonce: nonce)
     }
 
-    private func mac(_ body: [UInt8]) -> [UInt8] {
+    private func mac(_ body: [UInt8], key: [UInt8]) -> [UInt8] {
         Array(HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: key)).prefix(Self.macLength))
+    }
+
+    private func signedByRetiredKey(_ body: [UInt8], _ signature: [UInt8], now: Date) -> Bool {
+        guard let retired, retired.isAccepted(at: now) else { return false }
+        return Self.same(mac(body, key: retired.key), signature)
+    }
+
+    /// Constant time: how many bytes match must not show in how long the check takes.
+    private static func same(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        return zip(lhs, rhs).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

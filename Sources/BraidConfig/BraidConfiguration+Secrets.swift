@@ -1,0 +1,45 @@
+import Foundation
+
+extension BraidConfiguration.GatewaySection {
+    /// When cursors and impression ids signed with `previous_cursor_key` stop being accepted;
+    /// nil when no previous key is configured (or the time does not parse: `validate()` says so).
+    public var previousCursorKeyExpiry: Date? {
+        guard !previousCursorKey.isEmpty else { return nil }
+        return Self.rfc3339(previousCursorKeyUntil)
+    }
+
+    static func rfc3339(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions.insert(.withFractionalSeconds)
+        return formatter.date(from: text)
+    }
+}
+
+extension BraidConfiguration {
+    /// The pairs of secret settings that only mean something together. Messages name keys,
+    /// never values.
+    func validateSecrets() throws(ConfigurationError) {
+        func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
+        if gateway.previousCursorKey.isEmpty {
+            guard gateway.previousCursorKeyUntil.isEmpty else {
+                throw fail("gateway.previous_cursor_key_until is set but gateway.previous_cursor_key is not")
+            }
+        } else {
+            guard gateway.previousCursorKey != gateway.cursorKey else {
+                throw fail("gateway.previous_cursor_key must differ from gateway.cursor_key")
+            }
+            guard BraidConfiguration.GatewaySection.rfc3339(gateway.previousCursorKeyUntil) != nil else {
+                throw fail(
+                    "gateway.previous_cursor_key_until must be an RFC 3339 time such as 2026-12-01T00:00:00Z "
+                        + "(until when the previous key is accepted), not '\(gateway.previousCursorKeyUntil)'")
+            }
+        }
+        guard search.elasticsearchApiKey.isEmpty || search.elasticsearchUsername.isEmpty else {
+            throw fail("search.elasticsearch_api_key and search.elasticsearch_username exclude each other: set one")
+        }
+        guard search.elasticsearchPassword.isEmpty || !search.elasticsearchUsername.isEmpty else {
+            throw fail("search.elasticsearch_password is set but search.elasticsearch_username is not")
+        }
+    }
+}

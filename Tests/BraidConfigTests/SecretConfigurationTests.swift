@@ -1,0 +1,79 @@
+import BraidConfig
+import Foundation
+import Testing
+
+/// Secrets from the environment or mounted files, and the settings that only mean something
+/// together. Error messages name keys and variables, never values.
+@Suite("secrets in the configuration")
+struct SecretConfigurationTests {
+    func secretFile(_ contents: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("braid-secret-\(UUID().uuidString)").path
+        try contents.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func anyVariableCanComeFromAFileWithoutItsTrailingLineBreak() throws {
+        let password = try secretFile("s3cret pass\n")
+        let key = try secretFile("cursor-key-from-a-file\r\n")
+        let configuration = try ConfigurationLoader.load(
+            file: nil,
+            environment: ["BRAID_REDIS_PASSWORD_FILE": password, "BRAID_GATEWAY_CURSOR_KEY_FILE": key, "BRAID_REDIS_POOL_SIZE_FILE": try secretFile("7\n")])
+        #expect(configuration.redis.password == "s3cret pass")
+        #expect(configuration.gateway.cursorKey == "cursor-key-from-a-file")
+        #expect(configuration.redis.poolSize == 7)
+    }
+
+    @Test func aVariableAndItsFileTogetherOrAnUnreadableFileAreErrors() throws {
+        let both = #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader.load(
+                file: nil, environment: ["BRAID_REDIS_PASSWORD": "hunter2", "BRAID_REDIS_PASSWORD_FILE": try secretFile("hunter2")])
+        }
+        #expect(both?.message == "set BRAID_REDIS_PASSWORD or BRAID_REDIS_PASSWORD_FILE, not both")
+        let missing = #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader.load(file: nil, environment: ["BRAID_REDIS_PASSWORD_FILE": "/nonexistent/redis-password"])
+        }
+        #expect(missing?.message == "BRAID_REDIS_PASSWORD_FILE: cannot read '/nonexistent/redis-password'")
+    }
+
+    @Test func kafkaPropertiesComeFromTheEnvironmentOverTheFile() throws {
+        let file = try secretFile("kafka:\n  properties:\n    sasl.username: from-file\n    sasl.password: from-file\n    security.protocol: SASL_SSL\n")
+        let configuration = try ConfigurationLoader.load(
+            file: file,
+            environment: [
+                "BRAID_KAFKA_PROPERTY_SASL_PASSWORD_FILE": try secretFile("kafka-s3cret\n"),
+                "BRAID_KAFKA_PROPERTY_SASL_USERNAME": "braid", "BRAID_KAFKA_PROPERTY_SASL_MECHANISMS": "SCRAM-SHA-512",
+            ])
+        #expect(configuration.kafka.properties == [
+            "sasl.username": "braid", "sasl.password": "kafka-s3cret", "sasl.mechanisms": "SCRAM-SHA-512", "security.protocol": "SASL_SSL",
+        ])
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: nil, environment: ["BRAID_KAFKA_PROPERTY_": "x"]) }
+    }
+
+    @Test func aPreviousCursorKeyNeedsAnRFC3339TimeUntilWhichItIsAccepted() throws {
+        let rotated = try ConfigurationLoader.load(
+            file: nil,
+            environment: [
+                "BRAID_GATEWAY_CURSOR_KEY": "new-key", "BRAID_GATEWAY_PREVIOUS_CURSOR_KEY": "old-key",
+                "BRAID_GATEWAY_PREVIOUS_CURSOR_KEY_UNTIL": "2026-12-01T00:00:00Z",
+            ])
+        try rotated.validate()
+        #expect(rotated.gateway.previousCursorKeyExpiry == Date(timeIntervalSince1970: 1_796_083_200))
+        #expect(BraidConfiguration().gateway.previousCursorKeyExpiry == nil)
+
+        for (environment, message) in [
+            (["BRAID_GATEWAY_PREVIOUS_CURSOR_KEY": "old-key"], "gateway.previous_cursor_key_until must be an RFC 3339 time"),
+            (["BRAID_GATEWAY_PREVIOUS_CURSOR_KEY": "old-key", "BRAID_GATEWAY_PREVIOUS_CURSOR_KEY_UNTIL": "next week"],
+             "gateway.previous_cursor_key_until must be an RFC 3339 time"),
+            (["BRAID_GATEWAY_PREVIOUS_CURSOR_KEY_UNTIL": "2026-12-01T00:00:00Z"], "gateway.previous_cursor_key is not"),
+            (["BRAID_GATEWAY_CURSOR_KEY": "same", "BRAID_GATEWAY_PREVIOUS_CURSOR_KEY": "same", "BRAID_GATEWAY_PREVIOUS_CURSOR_KEY_UNTIL": "2026-12-01T00:00:00Z"],
+             "must differ from gateway.cursor_key"),
+            (["BRAID_SEARCH_ELASTICSEARCH_API_KEY": "k3y", "BRAID_SEARCH_ELASTICSEARCH_USERNAME": "braid"], "exclude each other"),
+            (["BRAID_SEARCH_ELASTICSEARCH_PASSWORD": "pa55"], "search.elasticsearch_username is not"),
+        ] {
+            let configuration = try ConfigurationLoader.load(file: nil, environment: environment)
+            let error = #expect(throws: ConfigurationError.self) { try configuration.validate() }
+            #expect(error?.message.contains(message) == true, "\(String(describing: error))")
+            for value in ["old-key", "same", "k3y", "pa55"] { #expect(error?.message.contains(value) == false) }
+        }
+    }
+}
