@@ -33,6 +33,7 @@ public struct RedisConfiguration: Sendable, Hashable {
         /// node's host (no SNI for an IP address, which is then checked against the
         /// certificate's IP addresses). Set it when nodes are reached by IP but the
         /// certificate names a host, as with managed services behind one wildcard name.
+        /// A certificate that names the connected IP address is accepted too (NIOSSL's rule).
         public var serverName: String?
         /// Whether the certificate must be issued for the server's name (the chain is always
         /// verified). Turn off only for certificates without usable names.

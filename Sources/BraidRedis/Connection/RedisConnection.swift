@@ -72,6 +72,14 @@ final class RedisConnection: Sendable {
             throw RedisConnectionError(.connectFailed, "Redis at \(endpoint) refused the connection set-up (\(step)): \(error)")
         } catch let error as RedisConnectionError where error.kind == .timeout {
             connection.close()
+            let observed = observations.snapshot
+            if observed.firstBytes.isEmpty, observed.errors.isEmpty,
+                let explained = TLSFailureExplanation.explain(
+                    .silence(configuration.commandTimeout),
+                    .init(endpoint: endpoint, tls: tls?.settings, verifiedName: endpoint.host, trustedCAs: []))
+            {
+                throw explained
+            }
             throw RedisConnectionError(.connectFailed, "\(endpoint) did not answer \(step) within \(configuration.commandTimeout)")
         } catch {
             connection.close()

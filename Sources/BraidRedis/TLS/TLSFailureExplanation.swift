@@ -17,6 +17,10 @@ enum TLSFailureExplanation {
         case unexpectedBytes([UInt8])
         /// The server closed the connection before sending anything.
         case closedWithoutData
+        /// The server sent nothing before the set-up's deadline. A TLS server answers a
+        /// ClientHello at once; a plaintext Redis reads it as an unfinished inline command
+        /// and waits for a newline that never comes.
+        case silence(Duration)
     }
 
     struct Context: Sendable {
@@ -42,6 +46,8 @@ enum TLSFailureExplanation {
                 return RedisConnectionError(
                     tls: .tlsServer,
                     "\(server) closed the connection without answering: is this a TLS port? use rediss:// (or check the server's log)")
+            case .silence:
+                return nil
             default:
                 return nil
             }
@@ -57,6 +63,10 @@ enum TLSFailureExplanation {
             return RedisConnectionError(
                 tls: .notTLSServer,
                 "\(server) closed the connection during the TLS handshake: is this a plaintext port? use redis://, or the server's tls-port")
+        case .silence(let waited):
+            return RedisConnectionError(
+                tls: .notTLSServer,
+                "\(server) did not answer the TLS handshake within \(waited): is this a plaintext port? use redis://, or the server's tls-port")
         case .nameMismatch(let certificate):
             let names = certificate.map { " (it names \($0.names.isEmpty ? $0.subject : $0.names.joined(separator: ", ")))" } ?? ""
             return RedisConnectionError(
