@@ -9,13 +9,16 @@ import Testing
 /// whatever earlier tests left.
 @Suite("Redis Cluster routing against a real cluster")
 struct RedisClusterTests {
-    /// The number of calls of a command on each node, from INFO commandstats.
-    static func calls(_ command: String, admin: RedisClusterAdmin, nodes: [String]) async throws -> [String: Int] {
+    /// A counter of a command on each node, from INFO commandstats: `calls` (executed) or
+    /// `rejected_calls` (refused before running, e.g. with MOVED).
+    static func calls(_ command: String, field: String = "calls", admin: RedisClusterAdmin, nodes: [String]) async throws -> [String: Int] {
         var calls: [String: Int] = [:]
         for node in nodes {
             let info = try await admin.run(node, ["INFO", "commandstats"]).string ?? ""
-            let line = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("cmdstat_\(command):calls=") }
-            calls[node] = line.flatMap { Int($0.dropFirst("cmdstat_\(command):calls=".count).prefix { $0.isNumber }) } ?? 0
+            let prefix = "cmdstat_\(command):"
+            let line = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix(prefix) }?.dropFirst(prefix.count)
+            let value = line?.split(separator: ",").first { $0.hasPrefix("\(field)=") }
+            calls[node] = value.flatMap { Int($0.dropFirst(field.count + 1)) } ?? 0
         }
         return calls
     }
@@ -62,6 +65,7 @@ struct RedisClusterTests {
             try await RedisClusterAdmin.with(nodes: try TestEnvironment.redisClusterNodes()) { admin in
                 let primaries = redis.primaries().map(\.description)
                 let before = try await Self.calls("get", admin: admin, nodes: primaries)
+                let rejectedBefore = try await Self.calls("get", field: "rejected_calls", admin: admin, nodes: primaries)
                 let prefix = TestEnvironment.uniqueName("pipe")
                 let count = 3000
                 // Every key under its own tag: spread over all slots and so all primaries, all
@@ -81,6 +85,9 @@ struct RedisClusterTests {
                 let served = primaries.map { (after[$0] ?? 0) - (before[$0] ?? 0) }
                 #expect(served.reduce(0, +) == count)
                 #expect(served.allSatisfy { $0 > count / 6 }, "GETs per primary: \(served)")
+                // Each GET went to the right primary first time: none was refused with MOVED.
+                let rejectedAfter = try await Self.calls("get", field: "rejected_calls", admin: admin, nodes: primaries)
+                #expect(primaries.map { (rejectedAfter[$0] ?? 0) - (rejectedBefore[$0] ?? 0) } == [0, 0, 0])
             }
         }
     }
