@@ -1,3 +1,4 @@
+import BraidCore
 import Logging
 import NIOCore
 import NIOPosix

@@ -1,3 +1,6 @@
+import BraidCore
+import Foundation
+
 /// Where and how to reach Redis: one server, or a Redis Cluster; plaintext or TLS.
 public struct RedisConfiguration: Sendable, Hashable {
     /// The server (standalone), or the seed node when ``cluster`` lists no seeds.
@@ -12,8 +15,9 @@ public struct RedisConfiguration: Sendable, Hashable {
     public var poolSize: Int
     public var commandTimeout: Duration
     public var connectTimeout: Duration
-    /// Reconnect delays grow from `initial` by doubling to `maximum`, with jitter.
-    public var reconnectBackoff: (initial: Duration, maximum: Duration)
+    /// Delays between reconnect attempts of a pool slot: jittered, so a fleet of processes
+    /// does not reconnect in lockstep after a Redis restart.
+    public var reconnectBackoff: Backoff
     /// TLS for every connection (`rediss://` URLs set it); nil speaks plaintext.
     public var tls: TLS?
     /// Cluster mode; nil talks to the single server at host:port.
@@ -72,7 +76,7 @@ public struct RedisConfiguration: Sendable, Hashable {
     public init(
         host: String = "127.0.0.1", port: Int = 6379, username: String? = nil, password: String? = nil, database: Int = 0,
         poolSize: Int = 4, commandTimeout: Duration = .milliseconds(500), connectTimeout: Duration = .seconds(2),
-        reconnectBackoff: (initial: Duration, maximum: Duration) = (.milliseconds(50), .seconds(2)),
+        reconnectBackoff: Backoff = Backoff(initial: .milliseconds(50), maximum: .seconds(2), jitter: 0.5),
         tls: TLS? = nil, cluster: Cluster? = nil
     ) {
         self.host = host

@@ -1,3 +1,4 @@
+import BraidCore
 import Logging
 import Synchronization
 
@@ -17,9 +18,7 @@ extension ClusterRouter {
             let hasMap = state.withLock { $0.map != nil }
             failures = found ? 0 : failures + 1
             if !hasMap {
-                let (initial, maximum) = configuration.reconnectBackoff
-                let delay = min(initial * (1 << min(failures, 16)), maximum) * Double.random(in: 0.5...1.0)
-                try? await Task.sleep(for: delay)
+                try? await Task.sleep(for: configuration.reconnectBackoff.delay(beforeRetry: failures + 1))
                 requestRefresh()
             } else {
                 try? await Task.sleep(for: configuration.cluster?.minimumRefreshInterval ?? .milliseconds(100))

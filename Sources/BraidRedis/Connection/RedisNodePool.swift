@@ -1,3 +1,4 @@
+import BraidCore
 import Logging
 import NIOCore
 import Synchronization
@@ -129,7 +130,9 @@ final class RedisNodePool: Sendable {
                 failures += 1
             }
             guard !Task.isCancelled, !isStopped else { return }
-            try? await Task.sleep(for: backoff(after: failures))
+            // A dropped connection reconnects at once; failed attempts back off (a full
+            // restart of Redis is noticed within the backoff's maximum).
+            if failures > 0 { try? await Task.sleep(for: connector.configuration.reconnectBackoff.delay(beforeRetry: failures)) }
         }
     }
 
@@ -139,15 +142,5 @@ final class RedisNodePool: Sendable {
             return slots.compactMap { $0 }
         }
         for connection in open { connection.close() }
-    }
-
-    /// Jittered exponential backoff: a full restart of Redis is noticed within `maximum`,
-    /// and a fleet of gateways does not reconnect in lockstep.
-    private func backoff(after failures: Int) -> Duration {
-        let (initial, maximum) = connector.configuration.reconnectBackoff
-        guard failures > 0 else { return .zero }
-        let exponent = min(failures - 1, 16)
-        let base = min(initial * (1 << exponent), maximum)
-        return base * Double.random(in: 0.5...1.0)
     }
 }
