@@ -247,7 +247,7 @@ let package = Package(
             swiftSettings: strictness),
         .testTarget(
             name: "BraidWiringTests",
-            dependencies: ["BraidWiring", "BraidConfig", "BraidCore", "BraidSources", "BraidGateway", "BraidWorker"],
+            dependencies: ["BraidWiring", "BraidConfig", "BraidCore", "BraidRedis", "BraidSources", "BraidGateway", "BraidWorker"],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidKafkaTests",

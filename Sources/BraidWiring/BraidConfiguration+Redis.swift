@@ -3,14 +3,41 @@ import BraidCore
 import BraidRedis
 
 extension BraidConfiguration.RedisSection {
-    /// The client configuration this section describes.
+    /// The client configuration this section describes: one server or a cluster, with the
+    /// TLS files read and checked here, so a bad deployment fails at start-up naming the key.
+    /// Messages never repeat a URL (it may hold a password).
     public func clientConfiguration() throws(ConfigurationError) -> RedisConfiguration {
+        let timeout = Duration.milliseconds(commandTimeoutMs)
+        var configuration: RedisConfiguration
         do {
-            return try RedisConfiguration(url: url, poolSize: poolSize, commandTimeout: .milliseconds(commandTimeoutMs))
+            if !clusterNodes.isEmpty {
+                configuration = try RedisConfiguration(clusterURLs: clusterNodes, poolSize: poolSize, commandTimeout: timeout)
+            } else {
+                configuration = try RedisConfiguration(url: url, poolSize: poolSize, commandTimeout: timeout)
+                if mode == .cluster { configuration.cluster = .init() }
+            }
         } catch {
-            throw ConfigurationError(message: "redis.url: \(error)")
+            throw ConfigurationError(message: "\(clusterNodes.isEmpty ? "redis.url" : "redis.cluster_nodes"): \(error)")
         }
+        if configuration.cluster != nil, configuration.database != 0 {
+            throw ConfigurationError(message: "redis.url: a Redis Cluster has only database 0; remove /\(configuration.database) from the URL")
+        }
+        if configuration.tls != nil {
+            configuration.tls = RedisConfiguration.TLS(
+                caFile: tls.caFile.nonEmpty, certificateFile: tls.certFile.nonEmpty, keyFile: tls.keyFile.nonEmpty,
+                serverName: tls.serverName.nonEmpty, verifyServerName: tls.verifyServerName)
+        }
+        do {
+            try configuration.validate()
+        } catch {
+            throw ConfigurationError(message: "redis.tls: \(error)")
+        }
+        return configuration
     }
 
     public var cacheKeys: CacheKeys { CacheKeys(prefix: keyPrefix) }
+}
+
+extension String {
+    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
 }

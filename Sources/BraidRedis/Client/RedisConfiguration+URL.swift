@@ -22,7 +22,8 @@ extension RedisConfiguration {
         let first = parsed[0]
         for (url, other) in zip(urls, parsed).dropFirst()
         where other.tls != first.tls || other.username != first.username || other.password != first.password {
-            throw RedisConfigurationError("cluster node '\(url)' differs from '\(firstURL)' in scheme or credentials; all nodes share them")
+            throw RedisConfigurationError(
+                "cluster node '\(redactingPassword(url))' differs from '\(redactingPassword(firstURL))' in scheme or credentials; all nodes share them")
         }
         if let other = parsed.first(where: { $0.database != 0 }) {
             throw RedisConfigurationError("a Redis Cluster has only database 0; remove /\(other.database) from the node URLs")
@@ -44,12 +45,12 @@ private struct ParsedURL {
 
     init(_ url: String) throws(RedisConfigurationError) {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
-            throw RedisConfigurationError("'\(url)' is not a URL; expected redis://[user[:password]@]host[:port][/db] or rediss://… for TLS")
+            throw RedisConfigurationError("'\(redactingPassword(url))' is not a URL; expected redis://[user[:password]@]host[:port][/db] or rediss://… for TLS")
         }
         guard scheme == "redis" || scheme == "rediss" else {
             throw RedisConfigurationError("unsupported scheme '\(scheme)'; expected redis:// or rediss:// (TLS)")
         }
-        guard let host = components.host, !host.isEmpty else { throw RedisConfigurationError("'\(url)' has no host") }
+        guard let host = components.host, !host.isEmpty else { throw RedisConfigurationError("'\(redactingPassword(url))' has no host") }
         let port = components.port ?? 6379
         guard (1...65_535).contains(port) else { throw RedisConfigurationError("port \(port) is out of range") }
         let path = components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
@@ -64,4 +65,14 @@ private struct ParsedURL {
         endpoint = RedisEndpoint(host: host, port: port)
         tls = scheme == "rediss"
     }
+}
+
+/// The URL with whatever stands between `://` and the last `@` of its authority replaced by
+/// `***`, for error messages: it may be a password, and the URL may not even parse.
+func redactingPassword(_ url: String) -> String {
+    guard let schemeEnd = url.range(of: "://") else { return url.contains("@") ? "***" : url }
+    let rest = url[schemeEnd.upperBound...]
+    let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+    guard let at = authority.lastIndex(of: "@") else { return url }
+    return String(url[..<schemeEnd.upperBound]) + "***" + String(url[at...])
 }

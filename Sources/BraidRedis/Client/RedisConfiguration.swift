@@ -130,6 +130,21 @@ public struct RedisConfiguration: Sendable, Hashable {
     }
 }
 
+/// Printed without the password, so a configuration in a log line or a failed test's
+/// output does not leak it.
+extension RedisConfiguration: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        var parts = ["\(tls == nil ? "redis" : "rediss")://\(username.map { "\($0)@" } ?? "")\(host):\(port)/\(database)"]
+        if password != nil { parts.append("password: ***") }
+        if cluster != nil { parts.append("cluster seeds: \(clusterSeeds.map(\.description).joined(separator: ","))") }
+        if let tls { parts.append("tls: \(tls)") }
+        parts.append("pool: \(poolSize)")
+        return "RedisConfiguration(\(parts.joined(separator: ", ")))"
+    }
+
+    public var debugDescription: String { description }
+}
+
 public struct RedisConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
     public let message: String
     init(_ message: String) { self.message = message }
