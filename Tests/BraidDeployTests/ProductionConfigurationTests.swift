@@ -16,7 +16,9 @@ struct ProductionConfigurationTests {
         #expect(configuration.kafka.properties["sasl.username"] != nil && configuration.kafka.properties["sasl.password"] != nil)
         #expect(configuration.kafka.properties["ssl.ca.location"] != nil)
         let redis = try #require(URLComponents(string: configuration.redis.url))
-        #expect(redis.scheme == "redis" && redis.user != nil && redis.password != nil, "Redis with an ACL user and password")
+        #expect(redis.scheme == "rediss" && redis.user != nil && redis.password != nil, "Redis over TLS with an ACL user and password")
+        #expect(configuration.redis.mode == .cluster, "a Redis Cluster")
+        #expect(!configuration.redis.tls.caFile.isEmpty && configuration.redis.tls.verifyServerName)
         #expect(configuration.search.source == .elasticsearch)
         #expect(configuration.gateway.cursorKey != BraidConfiguration().gateway.cursorKey)
 
