@@ -20,7 +20,7 @@ struct SearchSessionTests {
     static let queries = ["curry", "pasta", "salmon", "cake", "miso soup", "bread", "カレー", "soup", "tomato", "egg"]
 
     @Test(
-        "200 random sessions paginated to the end: no duplicate, no gap, nothing missing (on one Redis and on a Redis Cluster)",
+        "200 random sessions paginated to the end: no duplicate, no gap, nothing missing (on one Redis, over TLS, and on a Redis Cluster)",
         arguments: FixtureRedis.allCases)
     func sessionsCoverEverythingOnce(redis: FixtureRedis) async throws {
         let fixture = try await WorkerFixture(documents: 400, users: 20, redis: redis)

@@ -17,6 +17,8 @@ public struct WorkerFixture: Sendable {
     /// Every node of the test cluster with ``FixtureRedis/cluster`` (what `redis.cluster_nodes`
     /// is set to); empty for the single server.
     public let redisClusterNodes: [String]
+    /// The CA file of the TLS test server with ``FixtureRedis/tls`` (`redis.tls.ca_file`); empty otherwise.
+    public let redisCAFile: String
     public let partitions: Int32
 
     /// Creates the topics (the requests topic with `partitions`) and seeds a corpus of
@@ -27,11 +29,12 @@ public struct WorkerFixture: Sendable {
         brokers = try TestEnvironment.kafkaBrokers()
         switch redis {
         case .standalone:
-            redisURL = try TestEnvironment.redisURL()
-            redisClusterNodes = []
+            (redisURL, redisClusterNodes, redisCAFile) = (try TestEnvironment.redisURL(), [], "")
+        case .tls:
+            (redisURL, redisClusterNodes, redisCAFile) = (try TestEnvironment.redisTLSURL(), [], try TestEnvironment.tlsFile("ca.crt"))
         case .cluster:
             redisClusterNodes = try TestEnvironment.redisClusterURLs()
-            redisURL = redisClusterNodes[0]
+            (redisURL, redisCAFile) = (redisClusterNodes[0], "")
         }
         corpus = try TestEnvironment.runDirectory().appendingPathComponent("\(keyPrefix)-corpus.sqlite")
         let admin = try KafkaAdmin(brokers: brokers)
@@ -53,13 +56,16 @@ public struct WorkerFixture: Sendable {
             "BRAID_WORKER_RETRY_BACKOFF_MS": "50", "BRAID_LOGGING_LEVEL": "info",
             // A list in one variable, as an operator would set it; empty: standalone.
             "BRAID_REDIS_CLUSTER_NODES": redisClusterNodes.joined(separator: ","),
+            "BRAID_REDIS_TLS_CA_FILE": redisCAFile,
         ]
     }
 
     /// Runs a client of the fixture's Redis (the server, or the cluster) for `body`.
     public func withRedis<T: Sendable>(_ body: @Sendable (RedisClient) async throws -> T) async throws -> T {
-        if redisClusterNodes.isEmpty { return try await withRedisClient(redisURL, body) }
-        return try await withRedisClusterClient(redisClusterNodes, body)
+        if !redisClusterNodes.isEmpty { return try await withRedisClusterClient(redisClusterNodes, body) }
+        var configuration = try RedisConfiguration(url: redisURL, poolSize: 2, commandTimeout: .seconds(2))
+        if !redisCAFile.isEmpty { configuration.tls?.caFile = redisCAFile }
+        return try await withRedisClient(configuration: configuration, body)
     }
 
     /// Where the log of the worker called `name` goes.
@@ -95,6 +101,8 @@ public struct WorkerFixture: Sendable {
 public enum FixtureRedis: String, Sendable, CaseIterable, CustomStringConvertible {
     /// The shared redis-server.
     case standalone
+    /// The shared TLS-only redis-server, through a `rediss://` URL and `redis.tls.ca_file`.
+    case tls
     /// The shared Redis Cluster (3 primaries, 3 replicas), through `redis.cluster_nodes`.
     case cluster
 

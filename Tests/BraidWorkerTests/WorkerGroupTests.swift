@@ -40,7 +40,7 @@ struct WorkerGroupTests {
     }
 
     /// On the redis-server, and on the Redis Cluster (the workers get `redis.cluster_nodes`).
-    @Test(arguments: FixtureRedis.allCases)
+    @Test(arguments: [FixtureRedis.standalone, .cluster])
     func everyValidRequestIsMaterializedAndEveryInvalidOneDeadLetteredDespiteACrash(redis: FixtureRedis) async throws {
         let fixture = try await WorkerFixture(redis: redis)
         let valid = Self.validRequests(at: Date())
