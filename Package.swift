@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
@@ -71,7 +72,8 @@ let package = Package(
             swiftSettings: strictness,
             linkerSettings: localLibrdkafka),
 
-        // Async Redis client: SwiftNIO for I/O, hiredis for the RESP wire format.
+        // Async Redis client: SwiftNIO (+ NIOSSL for rediss://) for I/O, hiredis for the RESP
+        // wire format; standalone or Redis Cluster.
         .target(
             name: "BraidRedis",
             dependencies: [
@@ -79,6 +81,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -10,12 +10,19 @@
 #   redis-restart   Redis stopped and restarted under gateway load
 #   hostile         1,000 malformed and hostile messages
 #
-# `make faults ONLY=<scenario>` runs one.
+# `make faults ONLY=<scenario>` runs one; a name not listed here is an error.
 set -euo pipefail
 BRAID_SCRIPT=faults
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$BRAID_ROOT"
 only="${1:-all}"
+# Every scenario below, in order; an ONLY that is not one of them is an error (before
+# anything is built or started), not a run of nothing that passes.
+scenarios=(broker-freeze worker-kill redis-restart hostile)
+is_scenario() { local s; for s in "${scenarios[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+if [ "$only" != all ] && ! is_scenario "$only"; then
+  braid_die "no fault scenario '$only' (have: ${scenarios[*]}; or all)"
+fi
 
 "$BRAID_ROOT/Deploy/local/bootstrap.sh"
 swift build -c release --product braid
@@ -138,7 +145,12 @@ PY
 
 rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 
-run_scenario() { [ "$only" = all ] || [ "$only" = "$1" ]; }
+ran=0
+run_scenario() { # NAME: whether to run it (and counts it)
+  is_scenario "$1" || braid_die "scenario '$1' is missing from the scenarios list"
+  if [ "$only" = all ] || [ "$only" = "$1" ]; then ran=$((ran + 1)); return 0; fi
+  return 1
+}
 
 # --- broker frozen for 10 s -------------------------------------------------------------
 if run_scenario broker-freeze; then
@@ -295,5 +307,6 @@ PY
   for f in "$BRAID_RUN_DIR"/hostile-*.pid; do braid_stop_pidfile "$f"; done
 fi
 
+((ran > 0)) || braid_die "no scenario ran (ONLY=$only)"
 ((failures == 0)) || braid_die "$failures scenario(s) failed"
 braid_log "every scenario passed"

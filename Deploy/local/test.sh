@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make test`: installs what is missing, starts an ephemeral redis-server and Kafka broker on
-# free loopback ports, runs every test (unit and integration) and stops the servers whatever
+# `make test`: installs what is missing, starts an ephemeral redis-server, a TLS-only
+# redis-server (certificates made with openssl), a Redis Cluster (3 primaries + 3 replicas)
+# and a Kafka broker on free loopback ports, runs every test (unit and integration) and stops the servers whatever
 # the outcome. Extra arguments go to `swift test`; without any, the gateway is also fuzzed
 # against Schemas/openapi.yaml (Deploy/local/fuzz.sh, FUZZ_EXAMPLES=10 per operation).
 # Exits non-zero when the tests or the fuzzing fail.
@@ -17,9 +18,10 @@ cd "$BRAID_ROOT"
 export BRAID_RUN_DIR="$BRAID_ROOT/.run/test-$$"
 mkdir -p "$BRAID_RUN_DIR"
 redis_port="$(braid_free_port)"
+redis_tls_port="$(braid_free_port)"
 kafka_port="$(braid_free_port)"
 cleanup() {
-  braid_stop_servers "$redis_port" "$kafka_port"
+  braid_stop_servers "$redis_port" "$redis_tls_port" "$kafka_port"
   # Tests that start servers of their own leave their pid files here.
   local f
   for f in "$BRAID_RUN_DIR"/*.pid; do [ -e "$f" ] && braid_stop_pidfile "$f"; done
@@ -33,10 +35,16 @@ trap 'exit 143' TERM
 swift build --build-tests
 
 braid_start_redis "$redis_port"
+braid_make_tls_files "$BRAID_RUN_DIR/tls"
+braid_start_redis_tls "$redis_tls_port" "$BRAID_RUN_DIR/tls"
+braid_start_redis_cluster shared
 braid_start_broker "$kafka_port" "${BRAID_TEST_PARTITIONS:-6}"
 
 export BRAID_TEST_REDIS_URL="redis://127.0.0.1:$redis_port"
 export BRAID_TEST_REDIS_PID="$(cat "$BRAID_RUN_DIR/redis-$redis_port.pid")"
+export BRAID_TEST_REDIS_TLS_URL="rediss://127.0.0.1:$redis_tls_port"
+export BRAID_TEST_TLS_DIR="$BRAID_RUN_DIR/tls"
+export BRAID_TEST_REDIS_CLUSTER_NODES="$(sed 's/^/127.0.0.1:/' "$BRAID_RUN_DIR/cluster-shared/ports" | paste -sd, -)"
 export BRAID_TEST_KAFKA_BROKERS="127.0.0.1:$kafka_port"
 export BRAID_TEST_KAFKA_PID="$(cat "$BRAID_RUN_DIR/broker-$kafka_port.pid")"
 export BRAID_TEST_RUN_DIR="$BRAID_RUN_DIR"

@@ -8,6 +8,7 @@ extension BraidConfiguration {
         func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
         guard redis.poolSize >= 1 else { throw fail("redis.pool_size must be at least 1") }
         guard redis.commandTimeoutMs >= 1 else { throw fail("redis.command_timeout_ms must be at least 1") }
+        try validateRedisTopology()
         guard (0...65_535).contains(gateway.port) else { throw fail("gateway.port must be 0-65535 (0: any free port)") }
         guard (0...65_535).contains(worker.metricsPort) else { throw fail("worker.metrics_port must be 0-65535 (0: any free port)") }
         guard (1...10_000).contains(worker.componentItems) else { throw fail("worker.component_items must be 1-10000") }
@@ -113,6 +114,25 @@ extension BraidConfiguration {
             guard rankings[ranking] != nil else { throw fail(".ranking names '\(ranking)', which is not under rankings") }
         } else if component.query != nil || component.ranking != nil {
             throw fail(": query and ranking are only for interleaved_recipes")
+        }
+    }
+
+    /// What can be said of `redis.*` without parsing URLs or reading files (BraidWiring does
+    /// that when it builds the client). Messages never repeat a URL: it may hold a password.
+    private func validateRedisTopology() throws(ConfigurationError) {
+        func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
+        func isTLS(_ url: String) -> Bool { url.lowercased().hasPrefix("rediss://") }
+        for (index, node) in redis.clusterNodes.enumerated() where node.allSatisfy(\.isWhitespace) {
+            throw fail("redis.cluster_nodes[\(index)] is empty")
+        }
+        let urls = redis.clusterNodes.isEmpty ? [redis.url] : redis.clusterNodes
+        let urlKey = redis.clusterNodes.isEmpty ? "redis.url" : "redis.cluster_nodes"
+        let tls = redis.tls
+        if tls.certFile.isEmpty != tls.keyFile.isEmpty {
+            throw fail("redis.tls.cert_file and redis.tls.key_file go together (a client certificate and its key, for mutual TLS)")
+        }
+        if tls.isCustomised, !urls.allSatisfy(isTLS) {
+            throw fail("redis.tls is set but \(urlKey) is not rediss:// (TLS); use rediss:// or remove redis.tls")
         }
     }
 

@@ -21,8 +21,15 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
     public init() {}
 
     public struct RedisSection: Codable, Sendable, Equatable {
-        /// `redis://[user[:password]@]host[:port][/db]`.
+        /// `redis://[user[:password]@]host[:port][/db]`; `rediss://` for TLS. In cluster mode
+        /// without ``clusterNodes``, the one seed node.
         public var url = "redis://127.0.0.1:6379"
+        /// One server, or a Redis Cluster (routing by hash slot).
+        public var mode = RedisMode.standalone
+        /// Seed URLs of a Redis Cluster (any nodes, several in case one is down); a non-empty
+        /// list means cluster mode and replaces ``url``.
+        public var clusterNodes: [String] = []
+        /// Connections per server (per primary in cluster mode).
         public var poolSize = 4
         public var commandTimeoutMs = 500
         /// First segment of every key; several deployments can share one Redis.
@@ -31,7 +38,28 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         /// free of secrets (`BRAID_REDIS_PASSWORD_FILE` reads a mounted secret).
         public var username = ""
         public var password = ""
+        /// Settings of `rediss://` connections.
+        public var tls = RedisTLSSection()
         public init() {}
+    }
+
+    /// `redis.tls`: how `rediss://` connections verify the server and present a client
+    /// certificate. Empty strings are "not set" (so each has a `BRAID_REDIS_TLS_*` variable).
+    public struct RedisTLSSection: Codable, Sendable, Equatable {
+        /// PEM file of the CAs to trust; empty: the system's trust roots.
+        public var caFile = ""
+        /// PEM client certificate for mutual TLS (`tls-auth-clients yes`); needs ``keyFile``.
+        public var certFile = ""
+        /// PEM private key of ``certFile``.
+        public var keyFile = ""
+        /// Name sent as SNI and checked against the certificate; empty: each node's host.
+        public var serverName = ""
+        /// Whether the certificate must name the server (the chain is always verified).
+        public var verifyServerName = true
+        public init() {}
+
+        /// Whether any setting differs from the defaults.
+        public var isCustomised: Bool { self != Self() }
     }
 
     public struct KafkaSection: Codable, Sendable, Equatable {
@@ -220,6 +248,15 @@ public enum WorkerOrdering: String, NamedCases, Hashable {
     case key
     /// All requests of a partition in order; partitions concurrently.
     case partition
+}
+
+/// `redis.mode`: one Redis server, or a Redis Cluster.
+public enum RedisMode: String, NamedCases, Hashable {
+    /// One server (or a managed endpoint that hides its replicas) at `redis.url`.
+    case standalone
+    /// A Redis Cluster: the client reads the slot map from the seed nodes and sends each
+    /// command to the primary of its keys' slot.
+    case cluster
 }
 
 /// `logging.level`: swift-log's levels by name.

@@ -7,8 +7,10 @@ import Yams
 /// Environment variables are named after the key path: `redis.url` is `BRAID_REDIS_URL`,
 /// `kafka.session_timeout_ms` is `BRAID_KAFKA_SESSION_TIMEOUT_MS`. Only keys that exist
 /// in the defaults can be overridden this way (maps such as `rankings` need the file), except
-/// `kafka.properties`, whose entries are `BRAID_KAFKA_PROPERTY_<NAME>`. Every variable can
-/// instead name a file holding its value, as `<VARIABLE>_FILE` (secrets mounted as files).
+/// `kafka.properties`, whose entries are `BRAID_KAFKA_PROPERTY_<NAME>`; a list takes
+/// comma-separated values (`BRAID_REDIS_CLUSTER_NODES=rediss://a:6379,rediss://b:6379`).
+/// Every variable can instead name a file holding its value, as `<VARIABLE>_FILE` (secrets
+/// mounted as files).
 /// Unknown keys in the file are an error rather than silently ignored: a typo in
 /// `comand_timeout_ms` should not leave production on a default.
 public enum ConfigurationLoader {
@@ -127,6 +129,9 @@ public enum ConfigurationLoader {
             let value: Any
             if current is String {
                 value = raw
+            } else if current is [Any] {
+                // Lists (`redis.cluster_nodes`) are comma-separated, like `kafka.brokers`.
+                value = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             } else if let number = Int(raw) {
                 value = number
             } else if let flag = Bool(raw.lowercased()) {

@@ -3,20 +3,45 @@ import BraidCore
 import BraidRedis
 
 extension BraidConfiguration.RedisSection {
-    /// The client configuration this section describes: the URL, with `username` and
-    /// `password` (when set) in place of the URL's own.
+    /// The client configuration this section describes: one server or a cluster, with the
+    /// TLS files read and checked here, so a bad deployment fails at start-up naming the key.
+    /// Messages never repeat a URL's credentials. `username` and `password`, when set,
+    /// replace the URL's (for every node of a cluster).
     public func clientConfiguration() throws(ConfigurationError) -> RedisConfiguration {
+        let timeout = Duration.milliseconds(commandTimeoutMs)
         var configuration: RedisConfiguration
         do {
-            configuration = try RedisConfiguration(url: url, poolSize: poolSize, commandTimeout: .milliseconds(commandTimeoutMs))
+            if !clusterNodes.isEmpty {
+                configuration = try RedisConfiguration(clusterURLs: clusterNodes, poolSize: poolSize, commandTimeout: timeout)
+            } else {
+                configuration = try RedisConfiguration(url: url, poolSize: poolSize, commandTimeout: timeout)
+                if mode == .cluster { configuration.cluster = .init() }
+            }
         } catch {
-            // The parser quotes the URL it refuses; its credentials stay out of the message.
-            throw ConfigurationError(message: "redis.url: \(Redaction.urlCredentials(in: error.description))")
+            let key = clusterNodes.isEmpty ? "redis.url" : "redis.cluster_nodes"
+            throw ConfigurationError(message: "\(key): \(Redaction.urlCredentials(in: "\(error)"))")
+        }
+        if configuration.cluster != nil, configuration.database != 0 {
+            throw ConfigurationError(message: "redis.url: a Redis Cluster has only database 0; remove /\(configuration.database) from the URL")
         }
         if !username.isEmpty { configuration.username = username }
         if !password.isEmpty { configuration.password = password }
+        if configuration.tls != nil {
+            configuration.tls = RedisConfiguration.TLS(
+                caFile: tls.caFile.nonEmpty, certificateFile: tls.certFile.nonEmpty, keyFile: tls.keyFile.nonEmpty,
+                serverName: tls.serverName.nonEmpty, verifyServerName: tls.verifyServerName)
+        }
+        do {
+            try configuration.validate()
+        } catch {
+            throw ConfigurationError(message: "redis.tls: \(error)")
+        }
         return configuration
     }
 
     public var cacheKeys: CacheKeys { CacheKeys(prefix: keyPrefix) }
+}
+
+extension String {
+    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
 }

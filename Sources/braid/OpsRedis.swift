@@ -24,25 +24,10 @@ func withOpsRedis<T: Sendable>(
 }
 
 extension RedisClient {
-    /// Every key matching `prefix*` (the prefix's glob characters escaped), by SCAN.
+    /// Every key matching `prefix*` (the prefix's glob characters escaped), by SCAN on every
+    /// primary of a cluster (the one server when standalone).
     func scanKeys(prefix: String, count: Int = 500) async throws -> [String] {
-        var pattern = ""
-        for character in prefix {
-            if "*?[]\\".contains(character) { pattern.append("\\") }
-            pattern.append(character)
-        }
-        pattern.append("*")
-        var cursor = "0"
-        var keys: Set<String> = []
-        repeat {
-            let reply = try await send(["SCAN", .string(cursor), "MATCH", .string(pattern), "COUNT", .integer(Int64(count))])
-            guard case .array(let parts?) = reply, parts.count == 2, let next = parts[0].string, case .array(let found?) = parts[1] else {
-                throw OpsError("unexpected reply to SCAN: \(reply)")
-            }
-            for key in found { if let key = key.string { keys.insert(key) } }
-            cursor = next
-        } while cursor != "0"
-        return keys.sorted()
+        try await scanKeys(matching: Self.globPattern(prefix: prefix), count: count)
     }
 }
 

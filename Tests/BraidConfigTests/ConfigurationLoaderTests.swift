@@ -105,6 +105,40 @@ struct ConfigurationLoaderTests {
         #expect(typed.logging.level == .debug)
     }
 
+    @Test func redisClusterAndTLSKeysLoadFromTheFileAndTheEnvironment() throws {
+        let path = try write("""
+            redis:
+              url: rediss://braid:secret@redis.internal:6379
+              mode: cluster
+              tls:
+                ca_file: /etc/braid/redis-ca.pem
+                server_name: redis.internal
+            """)
+        let file = try ConfigurationLoader.load(file: path, environment: [:])
+        #expect(file.redis.mode == .cluster)
+        #expect(file.redis.clusterNodes.isEmpty)
+        #expect(file.redis.tls.caFile == "/etc/braid/redis-ca.pem" && file.redis.tls.serverName == "redis.internal")
+        #expect(file.redis.tls.certFile == "" && file.redis.tls.verifyServerName)
+        try file.validate()
+
+        let environment = try ConfigurationLoader.load(file: path, environment: [
+            "BRAID_REDIS_MODE": "standalone",
+            "BRAID_REDIS_CLUSTER_NODES": "rediss://u:p@10.0.0.1:7000, rediss://u:p@10.0.0.2:7000",
+            "BRAID_REDIS_TLS_CERT_FILE": "/c.pem", "BRAID_REDIS_TLS_KEY_FILE": "/c.key",
+            "BRAID_REDIS_TLS_VERIFY_SERVER_NAME": "false",
+        ])
+        #expect(environment.redis.mode == .standalone)
+        #expect(environment.redis.clusterNodes == ["rediss://u:p@10.0.0.1:7000", "rediss://u:p@10.0.0.2:7000"])
+        #expect(environment.redis.tls.certFile == "/c.pem" && environment.redis.tls.keyFile == "/c.key")
+        #expect(environment.redis.tls.verifyServerName == false)
+        #expect(environment.redis.tls.caFile == "/etc/braid/redis-ca.pem")
+
+        let error = #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader.load(file: nil, environment: ["BRAID_REDIS_MODE": "sharded"])
+        }
+        #expect(error?.message.contains("redis.mode: must be one of standalone, cluster, not 'sharded'") == true, "\(String(describing: error))")
+    }
+
     @Test func missingOrMalformedFileIsAnError() throws {
         #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: "/nonexistent/braid.yaml", environment: [:]) }
         let path = try write("redis: [unclosed\n")
@@ -229,6 +263,15 @@ struct ConfigurationValidationTests {
         ("feeds.home.variants.control lists 'ghost'", { @Sendable (c: inout BraidConfiguration) in c.feeds["home"]?.variants[0].components.append("ghost") }),
         ("rankings.Bad Name", { @Sendable (c: inout BraidConfiguration) in c.rankings["Bad Name"] = .init(profile: .relevance) }),
         ("redis.pool_size", { @Sendable (c: inout BraidConfiguration) in c.redis.poolSize = 0 }),
+        ("redis.tls.cert_file and redis.tls.key_file go together", { @Sendable (c: inout BraidConfiguration) in
+            c.redis.url = "rediss://cache:6379"
+            c.redis.tls.certFile = "/client.pem" }),
+        ("redis.tls is set but redis.url is not rediss://", { @Sendable (c: inout BraidConfiguration) in c.redis.tls.caFile = "/ca.pem" }),
+        ("redis.tls is set but redis.cluster_nodes is not rediss://", { @Sendable (c: inout BraidConfiguration) in
+            c.redis.url = "rediss://cache:6379"
+            c.redis.clusterNodes = ["rediss://a:7000", "redis://b:7000"]
+            c.redis.tls.verifyServerName = false }),
+        ("redis.cluster_nodes[1] is empty", { @Sendable (c: inout BraidConfiguration) in c.redis.clusterNodes = ["redis://a:7000", " "] }),
         ("worker.read_ahead must be at least worker.concurrency", { @Sendable (c: inout BraidConfiguration) in c.worker.readAhead = 4 }),
         ("worker.read_ahead_per_partition", { @Sendable (c: inout BraidConfiguration) in c.worker.readAheadPerPartition = 1 }),
         ("worker.pause_after_failures", { @Sendable (c: inout BraidConfiguration) in c.worker.pauseAfterFailures = -1 }),

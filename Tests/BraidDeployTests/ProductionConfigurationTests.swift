@@ -17,7 +17,9 @@ struct ProductionConfigurationTests {
         #expect(configuration.kafka.properties["sasl.password"] == nil, "the SASL password comes from the environment, not the file")
         #expect(configuration.kafka.properties["ssl.ca.location"] != nil)
         let redis = try #require(URLComponents(string: configuration.redis.url))
-        #expect(redis.scheme == "redis" && redis.password == nil && configuration.redis.username == "braid", "Redis with an ACL user")
+        #expect(redis.scheme == "rediss" && redis.password == nil && configuration.redis.username == "braid", "Redis over TLS with an ACL user")
+        #expect(configuration.redis.mode == .cluster, "a Redis Cluster")
+        #expect(!configuration.redis.tls.caFile.isEmpty && configuration.redis.tls.verifyServerName)
         #expect(configuration.search.source == .elasticsearch)
         #expect(configuration.gateway.cursorKey != BraidConfiguration().gateway.cursorKey)
 

@@ -14,10 +14,15 @@ import Testing
 /// driven through Hummingbird's router test client (no socket; the servers behind it are real).
 enum GatewayHarness {
     /// The configuration of a gateway on `fixture`'s servers: two interleaving arms (plain
-    /// AB, and team-draft with a late start and a cap), so sessions exercise both.
+    /// AB, and team-draft with a late start and a cap), so sessions exercise both. On the
+    /// fixture's Redis (server, TLS server or cluster) unless `redisURL` names another server.
     static func configuration(_ fixture: WorkerFixture, redisURL: String? = nil) -> BraidConfiguration {
         var configuration = BraidConfiguration()
         configuration.redis.url = redisURL ?? fixture.redisURL
+        if redisURL == nil {
+            configuration.redis.clusterNodes = fixture.redisClusterNodes
+            configuration.redis.tls.caFile = fixture.redisCAFile
+        }
         configuration.redis.keyPrefix = fixture.keyPrefix
         configuration.redis.commandTimeoutMs = 1_000
         configuration.kafka.brokers = fixture.brokers

@@ -19,11 +19,14 @@ import Testing
 struct SearchSessionTests {
     static let queries = ["curry", "pasta", "salmon", "cake", "miso soup", "bread", "カレー", "soup", "tomato", "egg"]
 
-    @Test("200 random sessions paginated to the end: no duplicate, no gap, nothing missing")
-    func sessionsCoverEverythingOnce() async throws {
-        let fixture = try await WorkerFixture(documents: 400, users: 20)
+    @Test(
+        "200 random sessions paginated to the end: no duplicate, no gap, nothing missing (on one Redis, over TLS, and on a Redis Cluster)",
+        arguments: FixtureRedis.allCases)
+    func sessionsCoverEverythingOnce(redis: FixtureRedis) async throws {
+        let fixture = try await WorkerFixture(documents: 400, users: 20, redis: redis)
         let configuration = GatewayHarness.configuration(fixture)
-        try await GatewayHarness.with(configuration) { client, _ in
+        try await GatewayHarness.with(configuration) { client, gateway in
+            #expect(gateway.redis.isCluster == (redis == .cluster))
             let expected = try await Self.matches(of: Self.queries, corpus: fixture.corpus.path)
             var generator = SeededGenerator(seed: 42)
             let sessions = (0..<200).map { index in

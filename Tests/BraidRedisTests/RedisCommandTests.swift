@@ -106,13 +106,35 @@ struct RedisURLTests {
         #expect(plain.username == nil && plain.password == nil)
     }
 
-    @Test(arguments: ["rediss://host", "http://host", "redis://", "not a url", "redis://host/abc", "redis://host:70000"])
+    @Test(arguments: ["http://host", "redis://", "not a url", "redis://host/abc", "redis://host:70000"])
     func rejectsWhatItCannotServe(url: String) {
         #expect(throws: RedisConfigurationError.self) { try RedisConfiguration(url: url) }
     }
 
-    @Test func tlsIsRefusedWithAClearMessage() {
-        let error = #expect(throws: RedisConfigurationError.self) { try RedisConfiguration(url: "rediss://host") }
-        #expect(error?.message.contains("TLS") == true)
+    @Test func redissTurnsOnTLSWithVerificationByDefault() throws {
+        let plain = try RedisConfiguration(url: "redis://cache.internal")
+        #expect(plain.tls == nil)
+        let secure = try RedisConfiguration(url: "rediss://alice:secret@cache.internal:6380/2")
+        #expect(secure.tls == RedisConfiguration.TLS())
+        #expect(secure.tls?.verifyServerName == true && secure.tls?.caFile == nil && secure.tls?.serverName == nil)
+        #expect(secure.host == "cache.internal" && secure.port == 6380 && secure.username == "alice" && secure.database == 2)
+        #expect(secure != plain)
+    }
+
+    @Test func clusterURLsBecomeSeeds() throws {
+        let cluster = try RedisConfiguration(clusterURLs: ["rediss://u:p@10.0.0.1:7000", "rediss://u:p@10.0.0.2:7001"])
+        #expect(cluster.cluster?.seeds == [RedisEndpoint(host: "10.0.0.1", port: 7000), RedisEndpoint(host: "10.0.0.2", port: 7001)])
+        #expect(cluster.tls != nil && cluster.username == "u" && cluster.password == "p")
+        try cluster.validate()
+        let mixed = #expect(throws: RedisConfigurationError.self) {
+            try RedisConfiguration(clusterURLs: ["redis://10.0.0.1:7000", "rediss://10.0.0.2:7001"])
+        }
+        #expect(mixed?.message.contains("scheme or credentials") == true)
+        #expect(throws: RedisConfigurationError.self) { try RedisConfiguration(clusterURLs: ["redis://10.0.0.1:7000/3"]) }
+        #expect(throws: RedisConfigurationError.self) { try RedisConfiguration(clusterURLs: []) }
+        var selected = try RedisConfiguration(url: "redis://10.0.0.1:7000/3")
+        selected.cluster = .init()
+        let database = #expect(throws: RedisConfigurationError.self) { try selected.validate() }
+        #expect(database?.message.contains("only database 0") == true)
     }
 }

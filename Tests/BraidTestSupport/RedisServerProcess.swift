@@ -7,21 +7,44 @@ import Synchronization
 public final class RedisServerProcess: Sendable {
     public let port: Int
     public let extraArguments: [String]
+    public let tls: TLS?
     private let process = Mutex<ChildProcess?>(nil)
 
-    public var url: String { "redis://127.0.0.1:\(port)" }
+    /// A TLS-only server (`--port 0 --tls-port`), with files of ``TestEnvironment/tlsDirectory()``.
+    public struct TLS: Sendable {
+        /// The server certificate's base name there: `server` (issued by the test CA) or `selfsigned`.
+        public var certificate: String
+        /// redis's `tls-auth-clients`: `yes` (mutual TLS required), `optional` or `no`.
+        public var authClients: String
 
-    public init(port: Int? = nil, extraArguments: [String] = []) throws {
+        public init(certificate: String = "server", authClients: String = "optional") {
+            self.certificate = certificate
+            self.authClients = authClients
+        }
+    }
+
+    public var url: String { "\(tls == nil ? "redis" : "rediss")://127.0.0.1:\(port)" }
+
+    public init(port: Int? = nil, extraArguments: [String] = [], tls: TLS? = nil) throws {
         self.port = try port ?? FreePort.find()
         self.extraArguments = extraArguments
+        self.tls = tls
     }
 
     /// Starts the server and waits until it accepts connections.
     public func start() async throws {
         let directory = try TestEnvironment.runDirectory()
+        var listen = ["--port", "\(port)"]
+        if let tls {
+            listen = [
+                "--port", "0", "--tls-port", "\(port)", "--tls-cert-file", try TestEnvironment.tlsFile("\(tls.certificate).crt"),
+                "--tls-key-file", try TestEnvironment.tlsFile("\(tls.certificate).key"), "--tls-ca-cert-file",
+                try TestEnvironment.tlsFile("ca.crt"), "--tls-auth-clients", tls.authClients,
+            ]
+        }
         let child = try ChildProcess(
             "/usr/bin/redis-server",
-            ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", directory.path] + extraArguments,
+            listen + ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", directory.path] + extraArguments,
             log: directory.appendingPathComponent("redis-private-\(port).log"))
         try "\(child.pid)".write(
             to: directory.appendingPathComponent("redis-private-\(port).pid"), atomically: true, encoding: .utf8)
@@ -38,9 +61,9 @@ public final class RedisServerProcess: Sendable {
     /// Runs `body` with a started private server, and stops the server afterwards whether
     /// `body` returns or throws.
     public static func with<T: Sendable>(
-        extraArguments: [String] = [], _ body: (RedisServerProcess) async throws -> T
+        extraArguments: [String] = [], tls: TLS? = nil, _ body: (RedisServerProcess) async throws -> T
     ) async throws -> T {
-        let server = try RedisServerProcess(extraArguments: extraArguments)
+        let server = try RedisServerProcess(extraArguments: extraArguments, tls: tls)
         do {
             try await server.start()
             let result = try await body(server)

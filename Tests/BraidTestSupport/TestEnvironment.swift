@@ -31,6 +31,33 @@ public enum TestEnvironment {
         return (host, port)
     }
 
+    /// `rediss://127.0.0.1:<port>` of the shared TLS-only test redis-server (its certificate is
+    /// issued by `ca.crt` of ``tlsDirectory()`` for localhost and 127.0.0.1; client
+    /// certificates are optional there, and verified when presented).
+    public static func redisTLSURL() throws -> String { try required("BRAID_TEST_REDIS_TLS_URL") }
+
+    /// The folder of the test certificates (Deploy/local/lib.sh, braid_make_tls_files):
+    /// ca, server, client, other-ca, other-client, selfsigned (`.crt` and `.key`).
+    public static func tlsDirectory() throws -> URL {
+        URL(fileURLWithPath: try required("BRAID_TEST_TLS_DIR"), isDirectory: true)
+    }
+
+    /// The path of one file of ``tlsDirectory()``, e.g. `tlsFile("ca.crt")`.
+    public static func tlsFile(_ name: String) throws -> String {
+        try tlsDirectory().appendingPathComponent(name).path
+    }
+
+    /// `127.0.0.1:<port>` of every node of the shared test Redis Cluster (3 primaries and 3
+    /// replicas; the primaries were listed first when it started, but tests may fail over).
+    public static func redisClusterNodes() throws -> [String] {
+        try required("BRAID_TEST_REDIS_CLUSTER_NODES").split(separator: ",").map(String.init)
+    }
+
+    /// `redis://` URLs of the shared test cluster's nodes, for ``RedisConfiguration(clusterURLs:)``.
+    public static func redisClusterURLs() throws -> [String] {
+        try redisClusterNodes().map { "redis://\($0)" }
+    }
+
     /// `host:port` of the shared test Kafka broker.
     public static func kafkaBrokers() throws -> String { try required("BRAID_TEST_KAFKA_BROKERS") }
 

@@ -1,4 +1,5 @@
 import BraidKafka
+import BraidRedis
 import Foundation
 
 /// An isolated world for `braid worker` processes: own topics, consumer group, Redis key
@@ -11,15 +12,30 @@ public struct WorkerFixture: Sendable {
     public let keyPrefix = TestEnvironment.uniqueName("braid")
     public let corpus: URL
     public let brokers: String
+    /// The redis-server's URL; with ``FixtureRedis/cluster``, one node of the cluster.
     public let redisURL: String
+    /// Every node of the test cluster with ``FixtureRedis/cluster`` (what `redis.cluster_nodes`
+    /// is set to); empty for the single server.
+    public let redisClusterNodes: [String]
+    /// The CA file of the TLS test server with ``FixtureRedis/tls`` (`redis.tls.ca_file`); empty otherwise.
+    public let redisCAFile: String
     public let partitions: Int32
 
     /// Creates the topics (the requests topic with `partitions`) and seeds a corpus of
-    /// `documents` recipes and `users` users.
-    public init(partitions: Int32 = 6, documents: Int = 2_000, users: Int = 300) async throws {
+    /// `documents` recipes and `users` users. `redis` picks the shared redis-server or the
+    /// shared Redis Cluster for every process of the fixture.
+    public init(partitions: Int32 = 6, documents: Int = 2_000, users: Int = 300, redis: FixtureRedis = .standalone) async throws {
         self.partitions = partitions
         brokers = try TestEnvironment.kafkaBrokers()
-        redisURL = try TestEnvironment.redisURL()
+        switch redis {
+        case .standalone:
+            (redisURL, redisClusterNodes, redisCAFile) = (try TestEnvironment.redisURL(), [], "")
+        case .tls:
+            (redisURL, redisClusterNodes, redisCAFile) = (try TestEnvironment.redisTLSURL(), [], try TestEnvironment.tlsFile("ca.crt"))
+        case .cluster:
+            redisClusterNodes = try TestEnvironment.redisClusterURLs()
+            (redisURL, redisCAFile) = (redisClusterNodes[0], "")
+        }
         corpus = try TestEnvironment.runDirectory().appendingPathComponent("\(keyPrefix)-corpus.sqlite")
         let admin = try KafkaAdmin(brokers: brokers)
         _ = try await admin.createTopic(requestsTopic, partitions: partitions)
@@ -38,7 +54,18 @@ public struct WorkerFixture: Sendable {
             "BRAID_KAFKA_EVENTS_TOPIC": eventsTopic, "BRAID_KAFKA_EVENTS_CONSUMER_GROUP": group + "-events",
             "BRAID_SEARCH_SQLITE_PATH": corpus.path, "BRAID_WORKER_METRICS_PORT": "0",
             "BRAID_WORKER_RETRY_BACKOFF_MS": "50", "BRAID_LOGGING_LEVEL": "info",
+            // A list in one variable, as an operator would set it; empty: standalone.
+            "BRAID_REDIS_CLUSTER_NODES": redisClusterNodes.joined(separator: ","),
+            "BRAID_REDIS_TLS_CA_FILE": redisCAFile,
         ]
+    }
+
+    /// Runs a client of the fixture's Redis (the server, or the cluster) for `body`.
+    public func withRedis<T: Sendable>(_ body: @Sendable (RedisClient) async throws -> T) async throws -> T {
+        if !redisClusterNodes.isEmpty { return try await withRedisClusterClient(redisClusterNodes, body) }
+        var configuration = try RedisConfiguration(url: redisURL, poolSize: 2, commandTimeout: .seconds(2))
+        if !redisCAFile.isEmpty { configuration.tls?.caFile = redisCAFile }
+        return try await withRedisClient(configuration: configuration, body)
     }
 
     /// Where the log of the worker called `name` goes.
@@ -68,4 +95,16 @@ public struct WorkerFixture: Sendable {
     public func log(of name: String) throws -> String {
         (try? String(contentsOf: logFile(of: name), encoding: .utf8)) ?? ""
     }
+}
+
+/// Which Redis the processes of a ``WorkerFixture`` use.
+public enum FixtureRedis: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// The shared redis-server.
+    case standalone
+    /// The shared TLS-only redis-server, through a `rediss://` URL and `redis.tls.ca_file`.
+    case tls
+    /// The shared Redis Cluster (3 primaries, 3 replicas), through `redis.cluster_nodes`.
+    case cluster
+
+    public var description: String { rawValue }
 }

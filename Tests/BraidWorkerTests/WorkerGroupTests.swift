@@ -39,8 +39,10 @@ struct WorkerGroupTests {
         return payloads
     }
 
-    @Test func everyValidRequestIsMaterializedAndEveryInvalidOneDeadLetteredDespiteACrash() async throws {
-        let fixture = try await WorkerFixture()
+    /// On the redis-server, and on the Redis Cluster (the workers get `redis.cluster_nodes`).
+    @Test(arguments: [FixtureRedis.standalone, .cluster])
+    func everyValidRequestIsMaterializedAndEveryInvalidOneDeadLetteredDespiteACrash(redis: FixtureRedis) async throws {
+        let fixture = try await WorkerFixture(redis: redis)
         let valid = Self.validRequests(at: Date())
         let invalid = try Self.invalidPayloads()
         #expect(invalid.count == 20)
@@ -80,7 +82,7 @@ struct WorkerGroupTests {
         #expect(producer.deliveryCounts == KafkaDeliveryCounts(delivered: messages.count, failed: 0))
 
         // The survivor finishes everything.
-        try await withRedisClient(fixture.redisURL) { (redis: RedisClient) async throws -> Void in
+        try await fixture.withRedis { (redis: RedisClient) async throws -> Void in
             let store = PrecomputeStore(redis: redis, keys: CacheKeys(prefix: fixture.keyPrefix))
             let deadline = ContinuousClock.now + .seconds(120)
             var missing = valid

@@ -1,6 +1,7 @@
 import NIOCore
 
-/// Typed commands. Each maps one Redis command; anything else goes through ``RedisClient/send(_:timeout:)``.
+/// Typed commands. Each maps one Redis command and names its keys, so it routes in a
+/// cluster without the key table; anything else goes through ``RedisClient/send(_:timeout:)``.
 extension RedisClient {
     public enum Expiration: Sendable, Hashable {
         case seconds(Int)
@@ -15,11 +16,11 @@ extension RedisClient {
     }
 
     public func ping() async throws {
-        _ = try await send(["PING"])
+        _ = try await send(["PING"], keys: [])
     }
 
     public func get(_ key: String) async throws -> ByteBuffer? {
-        try bulk(await send(["GET", .string(key)]), command: "GET")
+        try bulk(await send(["GET", .string(key)], keys: [key]), command: "GET")
     }
 
     public func getString(_ key: String) async throws -> String? {
@@ -40,12 +41,12 @@ extension RedisClient {
         case .ifExists: arguments.append("XX")
         case nil: break
         }
-        return try await !send(arguments).isNull
+        return try await !send(arguments, keys: [key]).isNull
     }
 
     public func mget(_ keys: [String]) async throws -> [ByteBuffer?] {
         guard !keys.isEmpty else { return [] }
-        let reply = try await send(["MGET"] + keys.map { .string($0) })
+        let reply = try await send(["MGET"] + keys.map { .string($0) }, keys: keys)
         guard case .array(let values?) = reply else { throw RedisUnexpectedReplyError(command: "MGET", reply: reply) }
         return try values.map { try bulk($0, command: "MGET") }
     }
@@ -54,13 +55,13 @@ extension RedisClient {
     @discardableResult
     public func del(_ keys: [String]) async throws -> Int {
         guard !keys.isEmpty else { return 0 }
-        return try integer(await send(["DEL"] + keys.map { .string($0) }), command: "DEL")
+        return try integer(await send(["DEL"] + keys.map { .string($0) }, keys: keys), command: "DEL")
     }
 
     /// False when the key does not exist.
     @discardableResult
     public func expire(_ key: String, seconds: Int) async throws -> Bool {
-        try integer(await send(["EXPIRE", .string(key), .integer(Int64(seconds))]), command: "EXPIRE") == 1
+        try integer(await send(["EXPIRE", .string(key), .integer(Int64(seconds))], keys: [key]), command: "EXPIRE") == 1
     }
 
     public enum TimeToLive: Sendable, Hashable {
@@ -70,7 +71,7 @@ extension RedisClient {
     }
 
     public func ttl(_ key: String) async throws -> TimeToLive {
-        let value = try integer(await send(["TTL", .string(key)]), command: "TTL")
+        let value = try integer(await send(["TTL", .string(key)], keys: [key]), command: "TTL")
         switch value {
         case -2: return .missing
         case -1: return .persistent
@@ -79,7 +80,7 @@ extension RedisClient {
     }
 
     public func incrby(_ key: String, _ increment: Int) async throws -> Int {
-        try integer(await send(["INCRBY", .string(key), .integer(Int64(increment))]), command: "INCRBY")
+        try integer(await send(["INCRBY", .string(key), .integer(Int64(increment))], keys: [key]), command: "INCRBY")
     }
 
     /// Number of fields added (not updated).
@@ -88,11 +89,11 @@ extension RedisClient {
         precondition(!fields.isEmpty, "HSET needs at least one field")
         var arguments: [RESPArgument] = ["HSET", .string(key)]
         for (field, value) in fields { arguments += [.string(field), value] }
-        return try integer(await send(arguments), command: "HSET")
+        return try integer(await send(arguments, keys: [key]), command: "HSET")
     }
 
     public func hgetall(_ key: String) async throws -> [String: ByteBuffer] {
-        let reply = try await send(["HGETALL", .string(key)])
+        let reply = try await send(["HGETALL", .string(key)], keys: [key])
         guard case .array(let values?) = reply, values.count % 2 == 0 else { throw RedisUnexpectedReplyError(command: "HGETALL", reply: reply) }
         var fields: [String: ByteBuffer] = [:]
         for index in stride(from: 0, to: values.count, by: 2) {
@@ -104,17 +105,12 @@ extension RedisClient {
         return fields
     }
 
-    /// EVALSHA, loading the script first when Redis answers NOSCRIPT (after a restart or a
-    /// SCRIPT FLUSH), so callers never handle script caching themselves.
+    /// EVALSHA, loading the script first when Redis answers NOSCRIPT (after a restart, a
+    /// SCRIPT FLUSH, or on a cluster node that has not run it yet), so callers never handle
+    /// script caching themselves. In a cluster the keys must share a slot.
     public func evalsha(_ script: RedisScript, keys: [String], arguments: [RESPArgument]) async throws -> RESPValue {
-        let tail: [RESPArgument] = [.integer(Int64(keys.count))] + keys.map { .string($0) } + arguments
-        do {
-            return try await send(["EVALSHA", .string(script.sha1)] + tail)
-        } catch let error as RedisServerError where error.code == "NOSCRIPT" {
-            let loaded = try await send(["SCRIPT", "LOAD", .string(script.source)])
-            guard loaded.string == script.sha1 else { throw RedisUnexpectedReplyError(command: "SCRIPT LOAD", reply: loaded) }
-            return try await send(["EVALSHA", .string(script.sha1)] + tail)
-        }
+        let command: [RESPArgument] = ["EVALSHA", .string(script.sha1), .integer(Int64(keys.count))] + keys.map { .string($0) } + arguments
+        return try await send(command, keys: keys, script: script)
     }
 
     private func bulk(_ reply: RESPValue, command: String) throws -> ByteBuffer? {

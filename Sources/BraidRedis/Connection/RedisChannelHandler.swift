@@ -10,6 +10,10 @@ struct RedisRequest {
 /// Pipelines commands on one connection: each write encodes a command and queues its
 /// promise; replies arrive in command order, so each completes the oldest promise.
 /// Lives on its channel's event loop only.
+///
+/// Connection failures fail the waiting promises with the channel's own error (a NIOSSL
+/// handshake error, an I/O error, ``RedisConnectionError``): ``RedisConnection`` turns them
+/// into ``RedisConnectionError`` and, while connecting, explains TLS mix-ups from them.
 final class RedisChannelHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = RedisRequest
@@ -17,6 +21,11 @@ final class RedisChannelHandler: ChannelDuplexHandler {
 
     private let parser = HiredisReplyParser()
     private var pending = Deque<EventLoopPromise<RESPValue>>()
+    private let observations: ConnectionObservations
+
+    init(observations: ConnectionObservations) {
+        self.observations = observations
+    }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let request = unwrapOutboundIn(data)
@@ -36,6 +45,7 @@ final class RedisChannelHandler: ChannelDuplexHandler {
                 promise.succeed(reply)
             }
         } catch {
+            observations.record(error: error)
             failAll(error)
             context.close(promise: nil)
         }
@@ -47,11 +57,35 @@ final class RedisChannelHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        failAll(RedisConnectionError(.closed, "connection error: \(error)"))
+        observations.record(error: error)
+        failAll(error)
         context.close(promise: nil)
     }
 
     private func failAll(_ error: any Error) {
         while let promise = pending.popFirst() { promise.fail(error) }
+    }
+}
+
+/// The first bytes a connection received, so a failed set-up can tell a TLS port from a
+/// plaintext one. Sits first in the pipeline and passes everything on.
+final class FirstBytesRecorder: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let observations: ConnectionObservations
+    private var recorded = false
+
+    init(observations: ConnectionObservations) {
+        self.observations = observations
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if !recorded {
+            recorded = true
+            let buffer = unwrapInboundIn(data)
+            observations.record(firstBytes: Array(buffer.readableBytesView.prefix(64)))
+        }
+        context.fireChannelRead(data)
     }
 }
