@@ -18,8 +18,10 @@ struct ExperimentSimulateCommand: AsyncParsableCommand {
             Sessions: a user issues one of the queries (uniformly) and sees one page of --page-size \
             results. Interleaving sessions see page 1 of the team-draft list built by Braid's page \
             planner (start --start, every document of B placed, A fetched with B excluded), credited \
-            with Braid's impression token and credit window. A/B sessions see A's or B's first \
-            page alone, half of the sessions each.
+            with Braid's impression token and credit window. A/B sessions see A's first page (the \
+            control, half of the sessions) or the treatment: B's first page alone (evaluation.ab, \
+            the rankings compared as rankings) or, reported as well, the page Braid serves with B \
+            blended in, pattern AB from --start (evaluation.ab_blended, the change a team would ship).
 
             Users: a cascade click model with position bias (the dependent click model): read from \
             the top; a result read is clicked with its attractiveness; after a click leave with \
@@ -139,12 +141,18 @@ struct ExperimentSimulateCommand: AsyncParsableCommand {
             "FIGURE evaluation.ab.control_ctr \(fixed(report.abTest.controlRate))",
             "FIGURE evaluation.ab.treatment_ctr \(fixed(report.abTest.treatmentRate))",
             "FIGURE evaluation.ab.sessions \(count(report.abTest.sessions))",
+            "FIGURE evaluation.ab_blended.treatment_ctr \(fixed(report.abBlended.treatmentRate))",
+            "FIGURE evaluation.ab_blended.sessions \(count(report.abBlended.sessions))",
+            "FIGURE evaluation.rankings.live_page_in_cached_share \(fixed(report.livePageInCachedShare, 3))",
         ]
         if let power = report.interleaving.empiricalPower {
             lines.append("FIGURE evaluation.interleaving.empirical_power \(fixed(power, 3)) (\(p.powerRuns) experiments)")
         }
         if let power = report.abTest.empiricalPower {
             lines.append("FIGURE evaluation.ab.empirical_power \(fixed(power, 3)) (\(p.powerRuns) experiments)")
+        }
+        if let ratio = report.abBlendedOverInterleaving {
+            lines.append("FIGURE evaluation.ab_blended_sessions.over_interleaving \(fixed(ratio, 2))")
         }
         if let null = report.null {
             lines.append("FIGURE evaluation.null.sessions_per_run \(null.sessionsPerRun) (\(null.runs) experiments)")

@@ -49,9 +49,19 @@ struct SensitivitySimulationTests {
         // A/B: the arm showing the preferred ranking is clicked more.
         let ab = try await simulator(margin: 0.5)
         var random = SimulationRandom(seed: 2)
-        let control = (0..<20_000).filter { _ in ab.abSession(treatment: false, using: &random) }.count
-        let treatment = (0..<20_000).filter { _ in ab.abSession(treatment: true, using: &random) }.count
-        #expect(treatment > control)
+        var clicked: [ABArm: Int] = [:]
+        for _ in 0..<40_000 {
+            let draws = random
+            for arm in ABArm.allCases {
+                var replay = draws
+                clicked[arm, default: 0] += ab.abSession(arm, using: &replay) ? 1 : 0
+            }
+            _ = random.next()
+        }
+        // Half of the blended page is B's: between the two (common random numbers).
+        #expect(clicked[.live]! < clicked[.blended]! && clicked[.blended]! < clicked[.cached]!, "\(clicked)")
+        // The sample's live page holds one of B's documents in ten.
+        #expect(abs(ab.livePageInCachedShare - 0.1) < 1e-12)
     }
 
     @Test func withoutPreferenceWindowCreditIsBalancedAndEverySlotCreditIsNot() async throws {
@@ -88,6 +98,10 @@ struct SensitivitySimulationTests {
         #expect(report.abOverInterleaving == Double(ab) / Double(interleaved))
         #expect(abs(report.interleaving.winA + report.interleaving.winB + report.interleaving.ties - 1) < 1e-9)
         #expect(report.abTest.treatmentRate > report.abTest.controlRate)
+        #expect(report.abBlended.controlRate == report.abTest.controlRate)
+        #expect(try #require(report.abBlended.sessions) > ab, "half a page of B is a smaller change than all of it")
+        #expect(report.abBlendedOverInterleaving == Double(report.abBlended.sessions!) / Double(interleaved))
+        #expect(report.abBlended.empiricalPower == nil, "the formula is checked on the cached arm only")
         // 120 experiments each: 0.8 ± 3 standard deviations (0.037).
         #expect((0.68...0.92).contains(try #require(report.interleaving.empiricalPower)), "\(report)")
         #expect((0.68...0.92).contains(try #require(report.abTest.empiricalPower)), "\(report)")

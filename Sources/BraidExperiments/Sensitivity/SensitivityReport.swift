@@ -12,12 +12,14 @@ public struct SensitivityReport: Sendable, Hashable {
     }
 
     public struct ABTest: Sendable, Hashable {
-        /// Click-through (sessions with a click) of the live ranking and of the cached one.
+        /// Click-through (sessions with a click) of the control (the live ranking alone) and of
+        /// the treatment (the cached ranking alone, or the blended page).
         public var controlRate: Double
         public var treatmentRate: Double
         /// Sessions of both arms together for the target power; nil when there is no effect.
         public var sessions: Int?
-        /// Share of `powerRuns` experiments of `sessions` sessions whose z-test rejected.
+        /// Share of `powerRuns` experiments of `sessions` sessions whose z-test rejected;
+        /// measured for the cached arm only (nil for the blended one).
         public var empiricalPower: Double?
     }
 
@@ -32,13 +34,23 @@ public struct SensitivityReport: Sendable, Hashable {
     }
 
     public var queries: Int
+    /// ``SessionSimulator/livePageInCachedShare``.
+    public var livePageInCachedShare: Double
     public var interleaving: Interleaving
+    /// The live ranking alone against the cached ranking alone.
     public var abTest: ABTest
+    /// The live ranking alone against the page with the cached ranking blended in.
+    public var abBlended: ABTest
     public var null: NullCheck?
 
-    /// A/B sessions ÷ interleaving sessions: how many times fewer sessions interleaving needs.
-    public var abOverInterleaving: Double? {
-        guard let ab = abTest.sessions, let interleaved = interleaving.sessions, interleaved > 0 else { return nil }
-        return Double(ab) / Double(interleaved)
+    /// A/B sessions (rankings alone) ÷ interleaving sessions: how many times fewer sessions
+    /// interleaving needs.
+    public var abOverInterleaving: Double? { Self.ratio(abTest.sessions, interleaving.sessions) }
+    /// The same with the blended page as the A/B treatment.
+    public var abBlendedOverInterleaving: Double? { Self.ratio(abBlended.sessions, interleaving.sessions) }
+
+    static func ratio(_ numerator: Int?, _ denominator: Int?) -> Double? {
+        guard let numerator, let denominator, denominator > 0 else { return nil }
+        return Double(numerator) / Double(denominator)
     }
 }

@@ -3,11 +3,13 @@ import BraidCore
 /// The sensitivity check of team-draft interleaving against an A/B test on click-through:
 ///
 /// 1. Calibration: simulate `calibrationSessions` interleaved sessions and as many A/B
-///    sessions per arm (the two arms on common random numbers, so their difference is
+///    sessions per ``ABArm`` (the arms on common random numbers, so their differences are
 ///    measured precisely) to learn the win, tie and click-through rates at `margin`.
-/// 2. Sample sizes for `power` at `alpha` from those rates (``SampleSize``).
-/// 3. Check: simulate `powerRuns` whole experiments of each computed size and count how
-///    often each test rejects (should be close to `power`).
+/// 2. Sample sizes for `power` at `alpha` from those rates (``SampleSize``): interleaving,
+///    the A/B test of the live ranking against the cached one alone, and against the page
+///    with the cached ranking blended in.
+/// 3. Check: simulate `powerRuns` whole experiments of the interleaving and the cached-arm
+///    A/B sizes and count how often each test rejects (should be close to `power`).
 /// 4. Null check: `nullRuns` interleaving experiments with no preference (margin 0); the
 ///    share the sign test rejects at `alpha` is the false-positive rate (should be close to
 ///    `alpha`), also credited on every slot for comparison.
@@ -56,21 +58,25 @@ public struct SensitivitySimulation: Sendable {
         let clicked = await sum(count: p.calibrationSessions) { range in
             var counts = ClickCounts()
             for session in range {
-                var control = SimulationRandom(seed: p.seed, stream: Stream.abCalibration.rawValue, index: UInt64(session))
-                var treatment = control
-                counts.control += simulator.abSession(treatment: false, using: &control) ? 1 : 0
-                counts.treatment += simulator.abSession(treatment: true, using: &treatment) ? 1 : 0
+                // Common random numbers: every arm replays the same draws.
+                let random = SimulationRandom(seed: p.seed, stream: Stream.abCalibration.rawValue, index: UInt64(session))
+                for arm in ABArm.allCases {
+                    var draws = random
+                    counts[arm] += simulator.abSession(arm, using: &draws) ? 1 : 0
+                }
             }
             return counts
         }
         let n = Double(p.calibrationSessions)
         var interleaving = SensitivityReport.Interleaving(
             winA: Double(interleaved.winA) / n, winB: Double(interleaved.winB) / n, ties: Double(interleaved.ties) / n)
-        var ab = SensitivityReport.ABTest(controlRate: Double(clicked.control) / n, treatmentRate: Double(clicked.treatment) / n)
+        var ab = SensitivityReport.ABTest(controlRate: Double(clicked[.live]) / n, treatmentRate: Double(clicked[.cached]) / n)
+        var blended = SensitivityReport.ABTest(controlRate: Double(clicked[.live]) / n, treatmentRate: Double(clicked[.blended]) / n)
 
         // 2. Sample sizes.
         interleaving.sessions = SampleSize.interleaving(winA: interleaving.winA, winB: interleaving.winB, alpha: p.alpha, power: p.power)
         ab.sessions = SampleSize.abTest(controlRate: ab.controlRate, treatmentRate: ab.treatmentRate, alpha: p.alpha, power: p.power)
+        blended.sessions = SampleSize.abTest(controlRate: blended.controlRate, treatmentRate: blended.treatmentRate, alpha: p.alpha, power: p.power)
 
         // 3. Power, checked by whole experiments of those sizes.
         if let sessions = interleaving.sessions, p.powerRuns > 0 {
@@ -82,10 +88,13 @@ public struct SensitivitySimulation: Sendable {
             }
             interleaving.empiricalPower = Double(rejected) / Double(p.powerRuns)
         }
+        // The blended arm's sample size comes from the same formula; checking it by whole
+        // experiments too would cost many times the rest (its effect is a fraction of the
+        // cached arm's) and tell nothing the cached arm's check does not.
         if let sessions = ab.sessions, p.powerRuns > 0 {
             let rejected = await sum(count: p.powerRuns) { runs in
                 runs.reduce(0) { total, run in
-                    total + (Self.abExperiment(simulator, sessions: sessions, seed: p.seed, run: run) < p.alpha ? 1 : 0)
+                    total + (Self.abExperiment(simulator, treatment: .cached, sessions: sessions, seed: p.seed, run: run) < p.alpha ? 1 : 0)
                 }
             }
             ab.empiricalPower = Double(rejected) / Double(p.powerRuns)
@@ -109,7 +118,9 @@ public struct SensitivitySimulation: Sendable {
                 falsePositiveRate: Double(falsePositives.window) / Double(p.nullRuns),
                 falsePositiveRateEverySlot: Double(falsePositives.everySlot) / Double(p.nullRuns))
         }
-        return SensitivityReport(queries: queries.count, interleaving: interleaving, abTest: ab, null: null)
+        return SensitivityReport(
+            queries: queries.count, livePageInCachedShare: simulator.livePageInCachedShare, interleaving: interleaving,
+            abTest: ab, abBlended: blended, null: null)
     }
 
     /// One interleaving experiment: `sessions` sessions, credited both ways.
@@ -127,16 +138,16 @@ public struct SensitivitySimulation: Sendable {
         return (window, everySlot)
     }
 
-    /// One A/B experiment of `sessions` sessions in all, alternately assigned to the arms;
-    /// returns the z-test's p-value.
-    static func abExperiment(_ simulator: SessionSimulator, sessions: Int, seed: UInt64, run: Int) -> Double {
+    /// One A/B experiment of `sessions` sessions in all, alternately assigned to the live arm
+    /// and `treatment`; returns the z-test's p-value.
+    static func abExperiment(_ simulator: SessionSimulator, treatment: ABArm, sessions: Int, seed: UInt64, run: Int) -> Double {
         var random = SimulationRandom(seed: seed, stream: Stream.abPower.rawValue, index: UInt64(run))
         var clicks = [0, 0]
         var trials = [0, 0]
         for session in 0..<sessions {
             let arm = session % 2
             trials[arm] += 1
-            clicks[arm] += simulator.abSession(treatment: arm == 1, using: &random) ? 1 : 0
+            clicks[arm] += simulator.abSession(arm == 1 ? treatment : .live, using: &random) ? 1 : 0
         }
         return TwoProportionTest.pValue(successes1: clicks[0], trials1: trials[0], successes2: clicks[1], trials2: trials[1])
     }
@@ -180,11 +191,16 @@ struct OutcomeCounts: Summable {
     }
 }
 
+/// Sessions with a click per A/B arm.
 struct ClickCounts: Summable {
-    var control = 0, treatment = 0
+    var counts: [ABArm: Int] = [:]
     static let zero = ClickCounts()
+    subscript(arm: ABArm) -> Int {
+        get { counts[arm] ?? 0 }
+        set { counts[arm] = newValue }
+    }
     static func + (lhs: Self, rhs: Self) -> Self {
-        ClickCounts(control: lhs.control + rhs.control, treatment: lhs.treatment + rhs.treatment)
+        ClickCounts(counts: lhs.counts.merging(rhs.counts, uniquingKeysWith: +))
     }
 }
 

@@ -1,8 +1,19 @@
 import BraidCore
 
+/// The page an A/B session sees.
+public enum ABArm: Sendable, Hashable, CaseIterable {
+    /// The live ranking A alone: the control.
+    case live
+    /// The cached ranking B alone: the two rankings compared as rankings.
+    case cached
+    /// The page Braid serves with B blended in (pattern `AB` from `start`, A without B's
+    /// documents): the change a team would actually ship, B being a bounded secondary ranking.
+    case blended
+}
+
 /// One simulated user session: a query, one page, the click model's clicks. Interleaving
 /// sessions go through Braid's own page planner, impression token and credit; A/B sessions see
-/// one ranking alone.
+/// one ``ABArm``'s page.
 public struct SessionSimulator: Sendable {
     public let queries: [QueryRankings]
     public let clickModel: CascadeClickModel
@@ -15,6 +26,7 @@ public struct SessionSimulator: Sendable {
     private let preferredLiveExcluding: [[Bool]]
     private let preferredLivePage: [[Bool]]
     private let preferredCachedPage: [[Bool]]
+    private let preferredBlendedPage: [[Bool]]
 
     public init(queries: [QueryRankings], clickModel: CascadeClickModel, attractiveness: Attractiveness, pageSize: Int, start: Int) throws {
         precondition(!queries.isEmpty, "a simulation needs at least one query")
@@ -28,6 +40,24 @@ public struct SessionSimulator: Sendable {
         preferredLiveExcluding = queries.map { marks($0.liveExcludingCached, $0.preferredDocuments) }
         preferredLivePage = queries.map { marks($0.live, $0.preferredDocuments) }
         preferredCachedPage = queries.map { marks($0.cachedPage, $0.preferredDocuments) }
+        let blended = try InterleavingConfiguration(start: start, pattern: [.a, .b], mode: .pattern)
+        preferredBlendedPage = queries.indices.map { [preferredLiveExcluding, preferredCached] q in
+            let rankings = queries[q]
+            let planner = PagePlanner(configuration: blended, bCount: rankings.cached.count, aTotal: rankings.liveExcludingCachedTotal)
+            return planner.plan(offset: 0, size: pageSize).slots.map { slot in
+                slot.team == .a ? preferredLiveExcluding[q][slot.index] : preferredCached[q][slot.index]
+            }
+        }
+    }
+
+    /// Share of the live ranking's first page that the cached ranking also holds, averaged over
+    /// the queries: how much the two rankings' pages overlap (the A/B arms differ less the
+    /// more they do; the interleaved page never shows a document twice).
+    public var livePageInCachedShare: Double {
+        let shares = queries.map { query in
+            query.live.isEmpty ? 0 : Double(query.live.filter(Set(query.cached).contains).count) / Double(query.live.count)
+        }
+        return shares.reduce(0, +) / Double(shares.count)
     }
 
     /// What one interleaved impression credits: with the credit window (Braid's rule) and, for
@@ -64,11 +94,14 @@ public struct SessionSimulator: Sendable {
             everySlot: ImpressionCredit.outcome(everySlot, clickedPositions: clicks))
     }
 
-    /// Whether an A/B session of `arm` clicked at least once: the control arm sees the live
-    /// ranking's first page, the treatment arm the cached ranking's.
-    public func abSession(treatment: Bool, using random: inout SimulationRandom) -> Bool {
+    /// Whether an A/B session of `arm` clicked at least once.
+    public func abSession(_ arm: ABArm, using random: inout SimulationRandom) -> Bool {
         let q = random.below(queries.count)
-        let preferred = treatment ? preferredCachedPage[q] : preferredLivePage[q]
+        let preferred = switch arm {
+        case .live: preferredLivePage[q]
+        case .cached: preferredCachedPage[q]
+        case .blended: preferredBlendedPage[q]
+        }
         var appeal: [Double] = []
         appeal.reserveCapacity(preferred.count)
         for isPreferred in preferred { appeal.append(attractiveness.draw(preferred: isPreferred, using: &random)) }
