@@ -1,5 +1,5 @@
 # The front door. Every target bootstraps what a fresh machine lacks (Deploy/local/bootstrap.sh).
-.PHONY: run test fuzz bench faults bootstrap build clean
+.PHONY: run test fuzz bench faults dist dist-check bootstrap build clean
 
 ONLY ?= all
 
@@ -22,6 +22,14 @@ bench:
 ## Fault injection on loopback (broker frozen, worker killed, Redis restarted, hostile messages); ONLY=<scenario>.
 faults:
 	@Deploy/local/faults.sh $(ONLY)
+
+## Release tarball .build/dist/braid-<VERSION>-linux-<arch>.tar.gz: static Swift runtime, librdkafka and hiredis next to the binary, config, schemas, systemd units.
+dist:
+	@Deploy/local/dist.sh
+
+## Prove the tarball on a bare debootstrapped Debian (root): only the runtime packages, worker + gateway serve an interleaved page.
+dist-check: dist
+	@Deploy/local/dist-check.sh
 
 bootstrap:
 	@Deploy/local/bootstrap.sh

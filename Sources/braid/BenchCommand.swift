@@ -10,7 +10,7 @@ struct BenchCommand: AsyncParsableCommand {
         subcommands: [
             PlanBenchCommand.self, RedisGetBenchCommand.self,
             KafkaProduceBenchCommand.self, KafkaConsumeBenchCommand.self,
-            WorkerDirectBenchCommand.self, WorkerPublishBenchCommand.self,
+            WorkerDirectBenchCommand.self, WorkerPublishBenchCommand.self, RankingServiceBenchCommand.self,
         ])
 }
 

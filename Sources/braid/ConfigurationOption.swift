@@ -1,5 +1,6 @@
 import ArgumentParser
-import BraidRuntime
+import BraidConfig
+import BraidWiring
 
 /// `--config FILE`: the one configuration file of every service command; `BRAID_*`
 /// environment variables override it (README: Configuration).
@@ -11,7 +12,7 @@ struct ConfigurationOption: ParsableArguments {
     func loadForService() throws -> BraidConfiguration {
         let configuration = try ConfigurationLoader.load(file: file)
         try configuration.validate()
-        try Observability.bootstrap(logLevel: configuration.logging.level)
+        configuration.bootstrapObservability()
         return configuration
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
-import BraidGateway
+import BraidConfig
 import BraidKafka
-import BraidRuntime
+import BraidWiring
 import Logging
 import ServiceLifecycle
 import UnixSignals
@@ -20,7 +20,7 @@ struct GatewayCommand: AsyncParsableCommand {
         let configuration = try config.loadForService()
         try LibrdkafkaVersion.requireSupported()
         let logger = Logger(label: "braid.gateway")
-        let gateway = try Gateway(configuration: configuration, logger: logger)
+        let gateway = try GatewayAssembly(configuration: configuration, logger: logger)
         let application = gateway.application { port in
             logger.info("listening", metadata: ["address": "http://\(configuration.gateway.host):\(port)"])
         }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import BraidKafka
-import BraidRuntime
+import BraidConfig
 
 /// `braid ops …`: tools for the people who run Braid.
 struct OpsCommand: AsyncParsableCommand {

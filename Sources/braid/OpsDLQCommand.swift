@@ -1,6 +1,10 @@
 import ArgumentParser
+import BraidConfig
 import BraidKafka
-import BraidRuntime
+import BraidCore
+import BraidPrecompute
+import BraidRedis
+import BraidWiring
 import BraidWorker
 import Foundation
 
@@ -12,7 +16,8 @@ struct OpsDLQCommand: AsyncParsableCommand {
             Both read the whole dead-letter topic (kafka.dead_letter_topic) up to its end as it is when \
             they start, with a throwaway consumer group (braid-ops-dlq-<random>): the workers' group \
             and its offsets are never touched. Kafka cannot delete single messages, so a replayed \
-            message stays in the dead-letter topic: replaying twice publishes twice.
+            message stays in the dead-letter topic; replay records each letter it republished in Redis \
+            and skips it on later runs.
             """,
         subcommands: [OpsDLQListCommand.self, OpsDLQReplayCommand.self])
 }
@@ -55,11 +60,16 @@ struct DeadLetter: Sendable {
     var attempts: String { header(DeadLetterPublisher.Header.attempts) }
     var failedAt: String { header(DeadLetterPublisher.Header.failedAt) }
 
-    /// The original request: same key and value, the original headers without ours.
+    /// Header of a replayed request: `<topic>/<partition>/<offset>` of the dead letter it came from.
+    static let replayOfHeader = "braid-replay-of"
+
+    /// The original request: same key and value, the original headers without ours, and
+    /// where it was replayed from.
     func replay(to topic: String) -> KafkaProducerMessage {
         KafkaProducerMessage(
             topic: topic, key: message.key, value: message.value,
-            headers: message.headers.filter { !$0.name.hasPrefix("braid-dlq-") })
+            headers: message.headers.filter { !$0.name.hasPrefix("braid-dlq-") && $0.name != Self.replayOfHeader }
+                + [KafkaHeader(name: Self.replayOfHeader, value: "\(message.topic)/\(message.partition)/\(message.offset)")])
     }
 
     /// Every message of `topic` below the high watermarks it has when this starts, by
@@ -150,15 +160,19 @@ struct OpsDLQReplayCommand: AsyncParsableCommand {
         commandName: "replay", abstract: "Re-publish dead-lettered requests to the requests topic (after a fix).",
         discussion: """
             Each selected dead letter is published to kafka.requests_topic (or --to) with its original \
-            key and value and its original headers, without the braid-dlq-* ones. Progress goes to \
-            stderr; the final counts to stdout. Exits 1 unless every replayed message was acknowledged.
-            With --dry-run, lists what would be replayed and publishes nothing.
+            key and value and its original headers, without the braid-dlq-* ones, plus braid-replay-of \
+            (<topic>/<partition>/<offset> of the dead letter). Once the broker acknowledged it, a marker \
+            in Redis (kept 30 days) records the replay: letters replayed before are skipped and counted, \
+            so running the same replay twice publishes nothing twice (--again replays them anyway). \
+            Progress goes to stderr; the final counts to stdout. Exits 1 unless every letter to replay \
+            was acknowledged. With --dry-run, lists what would be replayed and publishes nothing.
             """)
 
     @OptionGroup var config: ConfigurationOption
     @OptionGroup var selection: DeadLetterSelection
     @Option(help: "Topic to publish to (default: kafka.requests_topic).") var to: String?
     @Flag(help: "Only list what would be replayed.") var dryRun = false
+    @Flag(help: "Replay letters that were replayed before, too.") var again = false
 
     func validate() throws {
         try selection.validateSelection()
@@ -169,22 +183,74 @@ struct OpsDLQReplayCommand: AsyncParsableCommand {
         try LibrdkafkaVersion.requireSupported()
         let target = to ?? configuration.kafka.requestsTopic
         let (selected, total, topic) = try await selection.read(configuration.kafka)
-        if dryRun {
-            if !selected.isEmpty { print(DeadLetter.table(selected, reasonWidth: 60)) }
-            print("dry run: would replay \(selected.count) of \(total) dead letters from \(topic) to \(target)")
-            return
+        let keys = configuration.redis.cacheKeys
+        let again = again
+        let dryRun = dryRun
+        let kafka = configuration.kafka
+        let (summary, failed) = try await withOpsRedis(configuration) { redis -> (String, Int) in
+            let ledger = ReplayLedger(redis: redis, keys: keys)
+            let replayedBefore = again ? selected.map { _ in false } : try await ledger.wasReplayed(selected)
+            let pending = zip(selected, replayedBefore).filter { !$0.1 }.map(\.0)
+            let skipped = selected.count - pending.count
+            if dryRun {
+                if !pending.isEmpty { print(DeadLetter.table(pending, reasonWidth: 60)) }
+                return ("dry run: would replay \(pending.count) of \(total) dead letters from \(topic) to \(target); skip \(skipped) already replayed", 0)
+            }
+            let (delivered, failed) = try await Self.publish(pending, to: target, kafka: kafka, ledger: ledger)
+            return ("replayed \(delivered) of \(selected.count) selected (\(total) in \(topic)) to \(target); skipped \(skipped) already replayed; failed \(failed)", failed)
         }
-        let producer = try KafkaProducer(configuration: configuration.kafka.producer(clientID: "braid-ops-replay"))
-        let progress = ProgressBar(name: "replay")
-        for (index, letter) in selected.enumerated() {
-            try await producer.send(letter.replay(to: target))
-            progress.update("sent", done: index + 1, total: selected.count)
-        }
-        await producer.shutdown()  // flushes: every delivery report is in after this
-        progress.finish()
-        let counts = producer.deliveryCounts
-        let failed = selected.count - counts.delivered
-        print("replayed \(counts.delivered) of \(selected.count) selected (\(total) in \(topic)) to \(target); failed \(failed)")
+        print(summary)
         if failed > 0 { throw ExitCode(1) }
+    }
+
+    /// Publishes each letter and waits for the broker, 64 at a time; records each replay
+    /// once acknowledged. Returns how many were delivered and how many failed.
+    static func publish(
+        _ letters: [DeadLetter], to target: String, kafka: BraidConfiguration.KafkaSection, ledger: ReplayLedger
+    ) async throws -> (delivered: Int, failed: Int) {
+        guard !letters.isEmpty else { return (0, 0) }
+        let producer = try KafkaProducer(configuration: kafka.producer(clientID: "braid-ops-replay"))
+        let progress = ProgressBar(name: "replay")
+        var delivered = 0
+        var failed = 0
+        var markerErrors: [String] = []
+        await withTaskGroup(of: (delivered: Bool, markerError: String?).self) { group in
+            var remaining = letters.makeIterator()
+            for _ in 0..<64 {
+                guard let letter = remaining.next() else { break }
+                group.addTask { await replay(letter, to: target, producer: producer, ledger: ledger) }
+            }
+            for await outcome in group {
+                if outcome.delivered { delivered += 1 } else { failed += 1 }
+                if let markerError = outcome.markerError { markerErrors.append(markerError) }
+                progress.update("sent", done: delivered + failed, total: letters.count)
+                if let letter = remaining.next() {
+                    group.addTask { await replay(letter, to: target, producer: producer, ledger: ledger) }
+                }
+            }
+        }
+        await producer.shutdown()
+        progress.finish()
+        if let first = markerErrors.first {
+            FileHandle.standardError.write(Data("warning: \(markerErrors.count) replay(s) not recorded in Redis (they would be replayed again): \(first)\n".utf8))
+        }
+        return (delivered, failed)
+    }
+
+    /// Publishes one letter and, once acknowledged, records its replay.
+    static func replay(
+        _ letter: DeadLetter, to target: String, producer: KafkaProducer, ledger: ReplayLedger
+    ) async -> (delivered: Bool, markerError: String?) {
+        do {
+            try await producer.sendAndAwait(letter.replay(to: target))
+        } catch {
+            return (false, nil)
+        }
+        do {
+            try await ledger.recordReplay(of: letter)
+            return (true, nil)
+        } catch {
+            return (true, "\(error)")
+        }
     }
 }

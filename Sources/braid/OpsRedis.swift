@@ -1,6 +1,7 @@
+import BraidConfig
+import BraidPrecompute
 import BraidRedis
-import BraidRuntime
-import BraidWorker
+import BraidWiring
 
 /// Runs a Redis client of the configuration for the duration of `body`, connected first, as
 /// the services run theirs (there in a ServiceGroup; a short tool needs no signal handling).

@@ -1,8 +1,9 @@
 import ArgumentParser
+import BraidConfig
 import BraidCore
+import BraidPrecompute
 import BraidRedis
-import BraidRuntime
-import BraidWorker
+import BraidWiring
 import Foundation
 
 /// `braid ops snapshot …`: look at, or remove, the materialized snapshot of one ranking and query.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import BraidKafka
-import BraidRuntime
+import BraidConfig
 
 /// `braid ops topics …`.
 struct OpsTopicsCommand: AsyncParsableCommand {

@@ -1,8 +1,9 @@
 import ArgumentParser
+import BraidConfig
 import BraidCore
 import BraidKafka
-import BraidRuntime
-import BraidWorker
+import BraidPrecompute
+import BraidWiring
 import Foundation
 
 /// `braid publish`: precompute requests for people — one from flags, or many from a JSON

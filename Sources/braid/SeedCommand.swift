@@ -1,5 +1,5 @@
 import ArgumentParser
-import BraidRuntime
+import BraidConfig
 import BraidSources
 import Foundation
 import Synchronization

@@ -1,10 +1,11 @@
 import ArgumentParser
+import BraidConfig
 import BraidCore
 import BraidKafka
+import BraidPrecompute
 import BraidRedis
-import BraidRuntime
 import BraidSources
-import BraidWorker
+import BraidWiring
 import Foundation
 import Logging
 
@@ -40,10 +41,10 @@ struct WorkerDirectBenchCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try config.loadForService()
         let redis = RedisClient(configuration: try configuration.redis.clientConfiguration())
-        let source = try SearchSourceFactory.make(configuration.search)
+        let source = SearchSourceFactory.make(configuration.search)
         let materializer = RankingMaterializer(
             store: PrecomputeStore(redis: redis, keys: configuration.redis.cacheKeys), source: source,
-            rankings: try configuration.materializedRankings())
+            rankings: configuration.materializedRankings)
         let work = WorkerBenchRequests.make(count: requests, at: Date())
         let concurrency = configuration.worker.concurrency
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -1,5 +1,6 @@
 import BraidCore
 import BraidKafka
+import BraidPrecompute
 import BraidRedis
 import BraidTestSupport
 import BraidWorker
@@ -16,6 +17,7 @@ struct OpsCommandTests {
             "BRAID_KAFKA_BROKERS": try TestEnvironment.kafkaBrokers(), "BRAID_KAFKA_REQUESTS_TOPIC": requests,
             "BRAID_KAFKA_DEAD_LETTER_TOPIC": deadLetters, "BRAID_KAFKA_EVENTS_TOPIC": events,
             "BRAID_KAFKA_CONSUMER_GROUP": TestEnvironment.uniqueName("workers"), "BRAID_LOGGING_LEVEL": "warning",
+            "BRAID_REDIS_URL": try TestEnvironment.redisURL(), "BRAID_REDIS_KEY_PREFIX": TestEnvironment.uniqueName("braid"),
         ]
     }
 
@@ -170,11 +172,24 @@ struct OpsCommandTests {
         let some = try BraidBinary.run(["ops", "dlq", "replay", "--reason-contains", "no_such_ranking"], environment: environment)
         #expect(some.status == 0, "\(some.stderr)")
         #expect(some.stdout.contains("replayed 2 of 2 selected"), "\(some.stdout)")
+        // The two replayed above are recorded: only the other three go out, and a third run
+        // over the same letters publishes nothing.
+        let dryRunAfter = try BraidBinary.run(["ops", "dlq", "replay", "--dry-run"], environment: environment)
+        #expect(dryRunAfter.stdout.contains("would replay 3 of 5 dead letters") && dryRunAfter.stdout.contains("skip 2 already replayed"), "\(dryRunAfter.stdout)")
         let all = try BraidBinary.run(["ops", "dlq", "replay", "--limit", "5"], environment: environment)
         #expect(all.status == 0, "\(all.stderr)")
-        #expect(all.stdout.contains("replayed 5 of 5 selected"), "\(all.stdout)")
+        #expect(all.stdout.contains("replayed 3 of 5 selected") && all.stdout.contains("skipped 2 already replayed"), "\(all.stdout)")
+        let twice = try BraidBinary.run(["ops", "dlq", "replay"], environment: environment)
+        #expect(twice.status == 0, "\(twice.stderr)")
+        #expect(twice.stdout.contains("replayed 0 of 5 selected") && twice.stdout.contains("skipped 5 already replayed"), "\(twice.stdout)")
+        // Unless asked for: --again replays the two unknown-ranking letters once more.
+        let again = try BraidBinary.run(["ops", "dlq", "replay", "--again", "--reason-contains", "no_such_ranking"], environment: environment)
+        #expect(again.stdout.contains("replayed 2 of 2 selected") && again.stdout.contains("skipped 0 already replayed"), "\(again.stdout)")
 
-        // Seven messages on the requests topic: the originals' keys, values and headers, none of ours.
+        // Seven messages on the requests topic: each letter once, the two --again ones twice;
+        // the originals' keys, values and headers, none of ours but where they came from.
+        let published = try await admin.lag(group: TestEnvironment.uniqueName("count"), topic: requests).reduce(0) { $0 + $1.lag }
+        #expect(published == 7, "messages on the requests topic")
         let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(
             brokers: brokers, groupID: TestEnvironment.uniqueName("reader"), topics: [requests]))
         let deadline = Task {
@@ -198,6 +213,8 @@ struct OpsCommandTests {
             #expect(message.valueString == original?.value)
             #expect(!message.headers.contains { $0.name.hasPrefix("braid-dlq-") }, "dead-letter headers dropped")
             #expect(message.header("trace-id") != nil, "the original headers kept")
+            let source = message.header("braid-replay-of").map { String(decoding: $0, as: UTF8.self) }
+            #expect(source?.hasPrefix("\(dlq)/") == true, "where it was replayed from: \(source ?? "none")")
         }
     }
 

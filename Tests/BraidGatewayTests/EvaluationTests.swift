@@ -1,6 +1,6 @@
 import BraidCore
 import BraidGateway
-import BraidRuntime
+import BraidConfig
 import BraidTestSupport
 import Foundation
 import Hummingbird
@@ -17,7 +17,7 @@ struct EvaluationTests {
     func creditThroughTheWorker() async throws {
         let fixture = try await WorkerFixture(documents: 300, users: 5)
         var configuration = GatewayHarness.configuration(fixture)
-        configuration.interleaving.arms = [.init(name: "draft-exp", weight: 100, mode: "team_draft")]
+        configuration.interleaving.arms = [.init(name: "draft-exp", weight: 100, mode: .teamDraft)]
         let worker = try fixture.startWorker("events-worker")
         defer { worker.signal(SIGTERM) }
         try await GatewayHarness.with(configuration) { client, _ in

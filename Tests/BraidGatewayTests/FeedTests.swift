@@ -1,14 +1,18 @@
+import BraidConfig
 import BraidCore
 import BraidGateway
+import BraidPrecompute
 import BraidRedis
-import BraidRuntime
 import BraidSources
 import BraidTestSupport
-import BraidWorker
+import BraidWiring
+import Dispatch
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
+import Synchronization
 import Testing
 
 /// Feeds: the layout first, then each component's content from the cache (with its state
@@ -23,7 +27,9 @@ struct FeedTests {
             let layout = try await client.json("/v1/feeds/home?user=u00003")
             #expect(layout.status == 200)
             let components = try #require(layout["components"] as? [[String: Any]])
-            #expect(Set(components.compactMap { $0["id"] as? String }) == ["carousel", "recommended", "following", "popular-dessert", "new-arrivals"])
+            #expect(Set(components.compactMap { $0["id"] as? String }) == [
+                "banner", "carousel", "my-week", "recommended", "creators", "following", "popular-dessert", "new-arrivals", "more",
+            ])
             #expect(components.prefix(2).allSatisfy { $0["prefetch"] as? Bool == true })
             let carousel = try #require(components.first { $0["id"] as? String == "carousel" })
             #expect((carousel["layout"] as? [String: Any])?["auto_scroll_interval_ms"] as? Int == 5_000)
@@ -34,7 +40,7 @@ struct FeedTests {
             // Materialized by the worker's code path, then served from Redis.
             let store = PrecomputeStore(redis: gateway.redis, keys: configuration.redis.cacheKeys)
             let materializer = ComponentMaterializer(
-                store: store, provider: gateway.provider, feeds: configuration.materializedFeeds(), storedItems: 25)
+                store: store, provider: gateway.provider, feeds: configuration.materializedFeeds, storedItems: 25)
             _ = try await materializer.materialize(
                 .init(feed: "home", type: .recommendedRecipes, scope: ComponentScope(user: "u00003")), ttlSeconds: nil, requestedAt: Date())
             let response = try await client.get("/v1/feeds/home/components/recommended?user=u00003")
@@ -119,7 +125,7 @@ struct FeedTests {
             let store = PrecomputeStore(redis: gateway.redis, keys: materializerConfiguration.redis.cacheKeys)
             let provider = SQLiteComponentProvider(path: fixture.corpus.path)
             defer { Task { try? await provider.shutdown() } }
-            let materializer = ComponentMaterializer(store: store, provider: provider, feeds: materializerConfiguration.materializedFeeds())
+            let materializer = ComponentMaterializer(store: store, provider: provider, feeds: materializerConfiguration.materializedFeeds)
             _ = try await materializer.materialize(
                 .init(feed: "home", type: .carousel, scope: ComponentScope(segment: "all")), ttlSeconds: nil, requestedAt: Date())
             _ = try await materializer.materialize(
@@ -132,6 +138,57 @@ struct FeedTests {
             #expect(results.compactMap { $0["component"] as? String } == ["carousel", "following", "recommended"])
             #expect(results.compactMap { $0["status"] as? String } == ["ready", "pending", "ready"])
             #expect(results[0]["source"] as? String == "cached")
+        }
+    }
+
+    /// A live source that answers, but only after `delay`; records whether it got there.
+    final class SlowProvider: ComponentProvider {
+        let base: any ComponentProvider
+        let delay: Duration
+        let finished = Atomic(0)
+
+        init(base: any ComponentProvider, delay: Duration) {
+            self.base = base
+            self.delay = delay
+        }
+
+        func items(_ request: ComponentRequest) async throws -> ComponentPage {
+            // Deaf to cancellation, like a query on SQLite's thread pool: only the deadline helps.
+            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { continuation.resume() }
+            }
+            defer { finished.add(1, ordering: .relaxed) }
+            return try await base.items(request)
+        }
+    }
+
+    @Test("A slow (not failing) source comes back pending within its deadline; cached components stay ready")
+    func slowSourceIsPendingWithinItsDeadline() async throws {
+        let fixture = try await WorkerFixture(documents: 200, users: 10)
+        let configuration = GatewayHarness.configuration(fixture)
+        try await GatewayHarness.with(configuration) { [configuration] _, gateway in
+            let keys = configuration.redis.cacheKeys
+            let store = PrecomputeStore(redis: gateway.redis, keys: keys)
+            _ = try await ComponentMaterializer(store: store, provider: gateway.provider, feeds: configuration.materializedFeeds)
+                .materialize(.init(feed: "home", type: .carousel, scope: ComponentScope(segment: "all")), ttlSeconds: nil, requestedAt: Date())
+            let slow = SlowProvider(base: gateway.provider, delay: .seconds(5))
+            let service = ComponentService(
+                feeds: configuration.feeds, store: store, provider: slow,
+                requests: DeduplicatingPublisher(
+                    publisher: RequestPublisher(producer: gateway.producer, topic: configuration.kafka.requestsTopic),
+                    redis: gateway.redis, keys: keys),
+                codec: CursorCodec(key: Array(configuration.gateway.cursorKey.utf8)), cursorTTLSeconds: 600, storedItems: 60,
+                liveTimeout: .seconds(30), nearCacheBytes: 1 << 20, logger: Logger(label: "test"))
+
+            let batch = try await service.batch(feed: "home", components: ["carousel", "following"], user: "u00002", timeout: .milliseconds(200))
+            #expect(batch.map(\.status) == [.ready, .pending])
+            #expect(batch.map(\.component) == ["carousel", "following"])
+            let single = try await service.content(
+                feed: "home", component: "following", user: "u00002", cursor: nil, timeout: .milliseconds(200))
+            #expect(single.status == .pending)
+            // Both answers came back while the source was still working on them.
+            #expect(slow.finished.load(ordering: .relaxed) == 0)
         }
     }
 }

@@ -1,8 +1,10 @@
+import BraidConfig
+import BraidCore
 import BraidGateway
 import BraidKafka
 import BraidRedis
-import BraidRuntime
 import BraidTestSupport
+import BraidWiring
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -27,7 +29,7 @@ enum GatewayHarness {
         configuration.gateway.liveTimeoutMs = 10_000
         configuration.interleaving.arms = [
             .init(name: "ab", weight: 50),
-            .init(name: "draft", weight: 50, start: 3, maxDocs: 15, pattern: "AAB", mode: "team_draft"),
+            .init(name: "draft", weight: 50, start: 3, maxDocs: 15, pattern: "AAB", mode: .teamDraft),
         ]
         return configuration
     }
@@ -35,10 +37,10 @@ enum GatewayHarness {
     /// Runs `body` against a gateway built from `configuration`, then stops its clients.
     static func with<T: Sendable>(
         _ configuration: BraidConfiguration, waitForRedis: Bool = true,
-        _ body: @escaping @Sendable (any TestClientProtocol, Gateway) async throws -> T
+        _ body: @escaping @Sendable (any TestClientProtocol, GatewayAssembly) async throws -> T
     ) async throws -> T {
         try configuration.validate()
-        let gateway = try Gateway(configuration: configuration)
+        let gateway = try GatewayAssembly(configuration: configuration)
         let application = Application(router: gateway.routes.router())
         let result: Result<T, any Error> = await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await gateway.redis.run() }

@@ -1,6 +1,7 @@
 @testable import BraidGateway
 import BraidCore
-import BraidRuntime
+import BraidConfig
+import BraidWiring
 import BraidSources
 import Testing
 
@@ -50,9 +51,9 @@ struct GatewayLogicTests {
     @Test("Arms: a session always gets the same arm; weights split sessions; an unknown ranking is a 400")
     func arms() throws {
         var configuration = BraidConfiguration()
-        configuration.interleaving.arms = [.init(name: "ab", weight: 30), .init(name: "draft", weight: 70, mode: "team_draft")]
+        configuration.interleaving.arms = [.init(name: "ab", weight: 30), .init(name: "draft", weight: 70, mode: .teamDraft)]
         try configuration.validate()
-        let selector = try ArmSelector(configuration)
+        let selector = try configuration.armSelector()
         let names = (0..<1_000).map { try! selector.arm(session: "s\($0)", ranking: nil).name }
         #expect(names == (0..<1_000).map { try! selector.arm(session: "s\($0)", ranking: nil).name })
         let drafts = names.filter { $0 == "draft" }.count

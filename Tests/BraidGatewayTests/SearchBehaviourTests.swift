@@ -1,17 +1,19 @@
+import BraidConfig
 import BraidCore
-import BraidGateway
+@testable import BraidGateway
 import BraidKafka
+import BraidPrecompute
 import BraidRedis
-import BraidRuntime
 import BraidTestSupport
-import BraidWorker
+import BraidWiring
 import Foundation
-#if canImport(FoundationNetworking)
 import FoundationNetworking
-#endif
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
+#if canImport(FoundationNetworking)
+#endif
 
 /// How `GET /v1/search` answers bad input, misses, and outages of Redis or the live backend.
 @Suite("Search behaviour", .serialized)
@@ -61,16 +63,65 @@ struct SearchBehaviourTests {
         }
     }
 
+    @Test("A cursor whose pinned snapshot has expired is a 400 cursor_expired, not a page of another snapshot")
+    func expiredPinnedSnapshotIsA400() async throws {
+        let fixture = try await WorkerFixture(documents: 200, users: 5)
+        let configuration = GatewayHarness.configuration(fixture)
+        let (cursor, version) = try await GatewayHarness.with(configuration) { client, _ in
+            let first = try await client.json("/v1/search?q=curry&per_page=3&session=x1")
+            let version = try #require(((first["interleaving"] as? [String: Any])?["snapshot"] as? NSNumber)?.int64Value, "\(first.object)")
+            return (try #require(first["next_cursor"] as? String), version)
+        }
+        // The pinned version's key expires (deleted here); a gateway without it in its
+        // near-cache (a new process) must refuse the cursor rather than mix snapshots.
+        let keys = configuration.redis.cacheKeys.ranking("featured", query: "curry")
+        try await withRedisClient(fixture.redisURL) { (redis: RedisClient) async throws -> Void in
+            #expect(try await redis.del([keys.version(version)]) == 1)
+        }
+        try await GatewayHarness.with(configuration) { client, _ in
+            let second = try await client.json("/v1/search?q=curry&cursor=\(cursor)&session=x1")
+            #expect(second.status == 400, "\(second.object)")
+            #expect(second.errorCode == "cursor_expired")
+        }
+    }
+
+    @Test("Concurrent misses across two gateway processes: single-flight is per process, so at most one computation each")
+    func inlineMissesAcrossGatewaysComputeOncePerProcess() async throws {
+        let fixture = try await WorkerFixture(documents: 300, users: 5)
+        let configuration = GatewayHarness.configuration(fixture)
+        // Two gateways (two in-process assemblies: separate single-flight and caches) on one Redis.
+        try await GatewayHarness.with(configuration) { first, firstGateway in
+            try await GatewayHarness.with(configuration) { second, gateway in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<20 {
+                        group.addTask {
+                            let client = index.isMultiple(of: 2) ? first : second
+                            let page = try await client.json("/v1/search?q=noodle&per_page=5&session=g\(index)")
+                            try #require(page.status == 200, "\(page.object)")
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                // Each process computed at most once (the second may have found the first's
+                // snapshot), and at least one of them did.
+                let computations = [
+                    await firstGateway.routes.search.misses.flights.started, await gateway.routes.search.misses.flights.started,
+                ]
+                #expect(computations.allSatisfy { $0 <= 1 } && computations.reduce(0, +) >= 1, "computations per gateway: \(computations)")
+            }
+        }
+    }
+
     @Test("Live backend unreachable: 503 with a JSON error, not a half page")
     func liveBackendDownIs503() async throws {
         let fixture = try await WorkerFixture(documents: 50, users: 5)
         var configuration = GatewayHarness.configuration(fixture)
-        configuration.search.source = "http"
+        configuration.search.source = .http
         configuration.search.httpUrl = "http://127.0.0.1:\(try FreePort.find())/rank"
         configuration.search.timeoutMs = 300
         configuration.gateway.liveTimeoutMs = 1_000
-        configuration.interleaving.missPolicy = "async"
-        try await GatewayHarness.with(configuration) { [configuration] client, _ in
+        configuration.interleaving.missPolicy = .async
+        try await GatewayHarness.with(configuration) { client, _ in
             let response = try await client.json("/v1/search?q=curry")
             #expect(response.status == 503, "\(response.object)")
             #expect(["live_unavailable", "live_timeout"].contains(response.errorCode), "\(response.object)")
@@ -103,6 +154,7 @@ struct SearchBehaviourTests {
             let reply = try await gateway.redis.send(["KEYS", .string(pattern)])
             guard case .array(let keys?) = reply else { Issue.record("KEYS answered \(reply)"); return }
             #expect(keys.count == 1, "\(keys.count) snapshot versions written for one burst of misses")
+            #expect(await gateway.routes.search.misses.flights.started == 1)
         }
     }
 
@@ -110,7 +162,7 @@ struct SearchBehaviourTests {
     func asyncMissStaysLiveOnly() async throws {
         let fixture = try await WorkerFixture(documents: 300, users: 5)
         var configuration = GatewayHarness.configuration(fixture)
-        configuration.interleaving.missPolicy = "async"
+        configuration.interleaving.missPolicy = .async
         let worker = try fixture.startWorker("async-miss")
         defer { worker.signal(SIGTERM) }
         try await GatewayHarness.with(configuration) { [configuration] client, gateway in

@@ -1,11 +1,12 @@
+import BraidConfig
 import BraidCore
 import BraidGateway
 import BraidKafka
+import BraidPrecompute
 import BraidRedis
-import BraidRuntime
 import BraidSources
 import BraidTestSupport
-import BraidWorker
+import BraidWiring
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -22,7 +23,7 @@ struct SearchSessionTests {
     func sessionsCoverEverythingOnce() async throws {
         let fixture = try await WorkerFixture(documents: 400, users: 20)
         let configuration = GatewayHarness.configuration(fixture)
-        try await GatewayHarness.with(configuration) { [configuration] client, _ in
+        try await GatewayHarness.with(configuration) { client, _ in
             let expected = try await Self.matches(of: Self.queries, corpus: fixture.corpus.path)
             var generator = SeededGenerator(seed: 42)
             let sessions = (0..<200).map { index in
@@ -74,7 +75,7 @@ struct SearchSessionTests {
                         id: "r\(index)", query: Self.queries.randomElement(using: &generator)!,
                         perPage: Int.random(in: 1...50, using: &generator))
                     let pinned = try await Self.paginate(session, client: client, expected: expected, pause: .milliseconds(5))
-                    if let pinned { versions.withLock { $0[session.query, default: []].insert(pinned) } }
+                    if let pinned { _ = versions.withLock { $0[session.query, default: []].insert(pinned) } }
                     let current = try await store.currentVersion(ranking: "featured", query: session.query)
                     if current != pinned { refreshedDuringSession += 1 }
                 }

@@ -20,31 +20,27 @@ struct ServiceLifecycleTests {
         let services = ServiceGroup(
             configuration: ServiceGroupConfiguration(services: [producer, consumer], logger: Logger(label: "test.services")))
 
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await services.run() }
-            for index in 0..<20 {
-                try await producer.send(KafkaProducerMessage(topic: topic, partition: Int32(index % 2), key: nil, value: "\(index)"))
-            }
-            let sequenceEnded = try await KafkaTest.within(30, "processing \(processed) messages, then shutdown") {
-                var count = 0
-                for try await message in consumer.messages {
-                    if count < processed {
-                        try consumer.storeOffset(message)
-                        count += 1
-                        if count == processed { await services.triggerGracefulShutdown() }
-                    } else {
-                        // Taken after shutdown began and never stored: must not be committed.
-                        break
-                    }
-                }
-                // Iterating again after shutdown: the sequence has ended (or ends shortly).
-                for try await _ in consumer.messages {}
-                return true
-            }
-            #expect(sequenceEnded)
-            try await tasks.waitForAll()
+        let running = Task { try await services.run() }
+        for index in 0..<20 {
+            try await producer.send(KafkaProducerMessage(topic: topic, partition: Int32(index % 2), key: nil, value: "\(index)"))
         }
+        try await KafkaTest.within(30, "processing \(processed) messages, then shutdown") {
+            var count = 0
+            for try await message in consumer.messages {
+                guard count < processed else { break }  // taken after shutdown began: never stored
+                try consumer.storeOffset(message)
+                count += 1
+                if count == processed { await services.triggerGracefulShutdown() }
+            }
+        }
+        try await KafkaTest.within(30, "the services to stop") { try await running.value }
 
+        // The group has returned, so the consumer is closed: its sequence has ended.
+        let next = try await KafkaTest.within(10, "the ended sequence to answer") {
+            var afterShutdown = consumer.messages.makeAsyncIterator()
+            return try await afterShutdown.next()?.offset
+        }
+        #expect(next == nil)
         // The producer flushed on shutdown, the consumer committed exactly what was stored.
         #expect(producer.deliveryCounts == KafkaDeliveryCounts(delivered: 20, failed: 0))
         let lag = try await KafkaAdmin(brokers: try KafkaTest.brokers()).lag(group: group, topic: topic)
@@ -58,7 +54,7 @@ struct ServiceLifecycleTests {
             configuration: try KafkaTest.consumerConfiguration(topic: topic, group: TestEnvironment.uniqueName("pause")))
         try await KafkaTest.eventually("assignment", within: 30) { consumer.assignment.count == 2 }
         let paused = TopicPartition(topic: topic, partition: 0)
-        try consumer.pause([paused])
+        consumer.pause([paused])
 
         // Partition 0's messages are acknowledged before partition 1's are even sent.
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(brokers: try KafkaTest.brokers()))
@@ -81,7 +77,7 @@ struct ServiceLifecycleTests {
         }
         #expect(!whilePaused.contains { $0.hasPrefix("p0-") })
 
-        try consumer.resume([paused])
+        consumer.resume([paused])
         let afterResume = try await KafkaTest.within(30, "partition 0's messages after resume") {
             var values: [String] = []
             for try await message in consumer.messages {

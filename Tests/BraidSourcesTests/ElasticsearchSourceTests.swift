@@ -1,5 +1,6 @@
 import BraidCore
 import BraidSources
+import BraidTestSupport
 import Foundation
 import NIOCore
 import Testing

@@ -1,5 +1,4 @@
 import BraidCore
-import BraidRuntime
 import BraidSources
 import BraidTestSupport
 import Foundation
@@ -65,16 +64,5 @@ struct HTTPRankingSourceTests {
         #expect(sent.query == "カレー")
         #expect(sent.excluding == ["r7"])
         #expect(sent.profile == "newest")
-    }
-
-    @Test func factoryBuildsTheConfiguredSource() throws {
-        var section = BraidConfiguration.SearchSection()
-        #expect(try SearchSourceFactory.make(section) is SQLiteSearchSource)
-        section.source = "elasticsearch"
-        #expect(try SearchSourceFactory.make(section) is ElasticsearchSource)
-        section.source = "http"
-        #expect(try SearchSourceFactory.make(section) is HTTPRankingSource)
-        section.source = "solr"
-        #expect(throws: SearchSourceError.self) { try SearchSourceFactory.make(section) }
     }
 }

@@ -12,17 +12,19 @@ public struct WorkerFixture: Sendable {
     public let corpus: URL
     public let brokers: String
     public let redisURL: String
-    public let partitions: Int32 = 6
+    public let partitions: Int32
 
-    /// Creates the topics and seeds a corpus of `documents` recipes and `users` users.
-    public init(documents: Int = 2_000, users: Int = 300) async throws {
+    /// Creates the topics (the requests topic with `partitions`) and seeds a corpus of
+    /// `documents` recipes and `users` users.
+    public init(partitions: Int32 = 6, documents: Int = 2_000, users: Int = 300) async throws {
+        self.partitions = partitions
         brokers = try TestEnvironment.kafkaBrokers()
         redisURL = try TestEnvironment.redisURL()
         corpus = try TestEnvironment.runDirectory().appendingPathComponent("\(keyPrefix)-corpus.sqlite")
         let admin = try KafkaAdmin(brokers: brokers)
         _ = try await admin.createTopic(requestsTopic, partitions: partitions)
-        _ = try await admin.createTopic(deadLetterTopic, partitions: partitions)
-        _ = try await admin.createTopic(eventsTopic, partitions: partitions)
+        _ = try await admin.createTopic(deadLetterTopic, partitions: 6)
+        _ = try await admin.createTopic(eventsTopic, partitions: 6)
         let seeded = try BraidBinary.run(["seed", "--docs", "\(documents)", "--users", "\(users)", "--db", corpus.path])
         guard seeded.status == 0 else { throw ChildProcessError(description: "braid seed failed: \(seeded.stderr)") }
     }
@@ -39,10 +41,31 @@ public struct WorkerFixture: Sendable {
         ]
     }
 
-    /// Starts `braid worker`; its log goes to the test run folder.
-    public func startWorker(_ name: String) throws -> ChildProcess {
+    /// Where the log of the worker called `name` goes.
+    public func logFile(of name: String) throws -> URL {
+        try TestEnvironment.runDirectory().appendingPathComponent("\(keyPrefix)-\(name).log")
+    }
+
+    /// Starts `braid worker` (with `arguments`, and `environment` over the fixture's); its log
+    /// goes to the test run folder.
+    public func startWorker(_ name: String, arguments: [String] = [], environment extra: [String: String] = [:]) throws -> ChildProcess {
         try ChildProcess(
-            BraidBinary.url.path, ["worker"], environment: environment,
-            log: try TestEnvironment.runDirectory().appendingPathComponent("\(keyPrefix)-\(name).log"))
+            BraidBinary.url.path, ["worker"] + arguments, environment: environment.merging(extra) { $1 }, log: try logFile(of: name))
+    }
+
+    /// Waits until the worker called `name` has been assigned partitions of the requests topic.
+    public func waitUntilAssigned(_ name: String, within timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try log(of: name).split(separator: "\n").contains(where: { $0.contains("partitions assigned") && $0.contains(requestsTopic + "[") }) {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        throw ChildProcessError(description: "worker \(name) was not assigned a partition of \(requestsTopic) within \(timeout)")
+    }
+
+    public func log(of name: String) throws -> String {
+        (try? String(contentsOf: logFile(of: name), encoding: .utf8)) ?? ""
     }
 }

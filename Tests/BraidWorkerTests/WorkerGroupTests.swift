@@ -2,6 +2,7 @@ import BraidCore
 import BraidKafka
 import BraidRedis
 import BraidTestSupport
+import BraidPrecompute
 import BraidWorker
 import Foundation
 import Testing

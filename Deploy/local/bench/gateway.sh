@@ -1,10 +1,14 @@
-# Gateway throughput under wrk on loopback: two `braid gateway` processes on the same Redis,
-# Kafka and corpus, one interleaving (the defaults) and one with interleaving.enabled=false
-# (live-only pages that never touch Redis; the baseline). Measured, with the same wrk settings
-# and one after the other:
+# Gateway throughput under wrk on loopback: three `braid gateway` processes on the same Redis,
+# Kafka and corpus: one interleaving (the defaults), one with interleaving.enabled=false
+# (live-only pages that never touch Redis; the baseline) and a cold one (near-cache and pointer
+# cache off, so every page reads its snapshot from Redis). Measured, one after the other:
 #   - search page 1 (per_page=20, six queries in turn): interleaved ÷ live-only requests/s and
 #     p99 latency; every snapshot exists and sits in the near-cache before the clock runs;
-#   - a batchGet of 6 cache-hit components ÷ GET /healthz, both on the interleaved gateway;
+#   - one cache-hit component (first page), and a batchGet of 6 cache-hit components, each
+#     ÷ GET /healthz, all on the interleaved gateway (requests/s, p99 reported);
+#   - search page 1 on the cold gateway ÷ the live-only gateway, median latency with one
+#     connection (the critical path of one page: snapshot read and live query in series or
+#     in parallel), COLD_CONNECTIONS (1);
 #   - the interleaved gateway's peak RSS (VmHWM) after all of that load.
 # Each pair is measured in ROUNDS rounds in alternating order (A B, B A, ...) so drift on the
 # shared machine hits both sides alike; the ratios compare the means. Sourced by bench.sh.
@@ -12,6 +16,7 @@ secs="${BRAID_BENCH_GATEWAY_SECONDS:-10}"
 warmup_secs="${BRAID_BENCH_GATEWAY_WARMUP_SECONDS:-3}"
 connections="${BRAID_BENCH_GATEWAY_CONNECTIONS:-16}"
 rounds="${BRAID_BENCH_GATEWAY_ROUNDS:-2}"
+cold_connections="${BRAID_BENCH_GATEWAY_COLD_CONNECTIONS:-1}"
 command -v wrk >/dev/null || braid_die "wrk is not installed (apt-get install wrk)"
 corpus="$BRAID_RUN_DIR/gateway-corpus.sqlite"
 "$BRAID" seed --docs 20000 --users 200 --db "$corpus" >/dev/null 2>&1 || braid_die "braid seed failed"
@@ -72,6 +77,8 @@ interleaved_port="$(braid_free_port)"
 start_gateway interleaved "$interleaved_port"
 live_port="$(braid_free_port)"
 start_gateway live-only "$live_port" BRAID_INTERLEAVING_ENABLED=false
+cold_port="$(braid_free_port)"
+start_gateway cold "$cold_port" BRAID_GATEWAY_NEAR_CACHE_BYTES=0 BRAID_GATEWAY_POINTER_CACHE_MS=0
 interleaved_pid="$(cat "$BRAID_RUN_DIR/bench-gateway-interleaved.pid")"
 
 # Cache-hit components: a worker materializes the six (not timed), then leaves before the load.
@@ -126,6 +133,7 @@ sys.exit(0 if ok else 1)' "$3"
 for path in "${search_paths[@]}"; do
   check_page "$interleaved_port" "$path" interleaved || braid_die "GET $path on the interleaved gateway is not an interleaved page of 20"
   check_page "$live_port" "$path" live || braid_die "GET $path on the live-only gateway is not a live-only page of 20"
+  check_page "$cold_port" "$path" interleaved || braid_die "GET $path on the cold gateway is not an interleaved page of 20"
 done
 
 search_lua="$BRAID_RUN_DIR/gateway-search.lua"
@@ -141,6 +149,12 @@ request = function()
 end
 LUA
 } >"$search_lua"
+component_url="http://127.0.0.1:$interleaved_port/v1/feeds/bench/components/recommended?user=u1"
+curl -sf "$component_url" | python3 -c '
+import json, sys
+entry = json.load(sys.stdin)
+sys.exit(0 if entry.get("source") == "cached" and len(entry.get("items", [])) == 10 else 1)' ||
+  braid_die "GET $component_url is not a cached first page of 10: $(curl -s "$component_url" | head -c 600)"
 batch_lua="$BRAID_RUN_DIR/gateway-batch.lua"
 cat >"$batch_lua" <<LUA
 wrk.method = "POST"
@@ -148,21 +162,26 @@ wrk.body = '$batch_body'
 wrk.headers["Content-Type"] = "application/json"
 LUA
 
-# Runs wrk and prints "requests/s p99-ms requests"; any non-2xx response or socket error fails
-# the run.
+# Runs wrk and prints "requests/s p99-ms requests p50-ms"; any non-2xx response or socket error
+# fails the run. WRK_CONNECTIONS overrides the connection count (one thread per connection, at
+# most two).
 run_wrk() { # NAME SECONDS URL [LUA]
   local name="$1" duration="$2" url="$3" script=() out="$BRAID_RUN_DIR/wrk-$1.txt"
+  local c="${WRK_CONNECTIONS:-$connections}" t=2
+  ((c < 2)) && t=1
   [ -n "${4:-}" ] && script=(-s "$4")
-  wrk -t2 -c"$connections" -d"${duration}s" --latency "${script[@]}" "$url" >"$out" 2>&1 || braid_die "wrk failed: $(cat "$out")"
+  wrk -t"$t" -c"$c" -d"${duration}s" --latency "${script[@]}" "$url" >"$out" 2>&1 || braid_die "wrk failed: $(cat "$out")"
   python3 - "$out" <<'PY' || braid_die "wrk run $name: $(cat "$out")"
 import re, sys
 text = open(sys.argv[1]).read()
 if re.search(r"Non-2xx or 3xx responses|Socket errors", text):
     sys.exit(1)
 rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-value, unit = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\s*$", text, re.M).groups()
+def percentile(p):
+    value, unit = re.search(rf"^\s+{p}%\s+([\d.]+)(us|ms|s)\s*$", text, re.M).groups()
+    return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
 count = int(re.search(r"(\d+) requests in", text).group(1))
-print(f"{rps:.1f} {float(value) * {'us': 0.001, 'ms': 1.0, 's': 1000.0}[unit]:.3f} {count}")
+print(f"{rps:.1f} {percentile(99):.3f} {count} {percentile(50):.3f}")
 PY
 }
 
@@ -173,6 +192,9 @@ run_wrk warmup-live "$warmup_secs" "$live_url/" "$search_lua" >/dev/null
 run_wrk warmup-interleaved "$warmup_secs" "$interleaved_url/" "$search_lua" >/dev/null
 run_wrk warmup-batch "$warmup_secs" "$batch_url" "$batch_lua" >/dev/null
 run_wrk warmup-hello "$warmup_secs" "$interleaved_url/healthz" >/dev/null
+run_wrk warmup-component "$warmup_secs" "$component_url" >/dev/null
+cold_url="http://127.0.0.1:$cold_port"
+WRK_CONNECTIONS="$cold_connections" run_wrk warmup-cold "$warmup_secs" "$cold_url/" "$search_lua" >/dev/null
 
 # One measurement: prints its FIGURE lines and appends "name rps p99 requests" to $results.
 results="$BRAID_RUN_DIR/gateway-results.txt"
@@ -181,9 +203,10 @@ measure() { # NAME URL [LUA]
   local name="$1" result
   result="$(run_wrk "$name" "$secs" "$2" "${3:-}")" || exit 1
   echo "$name $result" >>"$results"
-  read -r rps p99 _ <<<"$result"
+  read -r rps p99 _ p50 <<<"$result"
   echo "FIGURE gateway.$name.rps $rps"
   echo "FIGURE gateway.$name.p99_ms $p99"
+  echo "FIGURE gateway.$name.p50_ms $p50"
 }
 mean() { awk -v n="$1" -v f="$2" '$1 == n {s += $f; c++} END {printf "%.1f", s / c}' "$results"; } # NAME FIELD
 total() { awk -v n="$1" '$1 == n {s += $4} END {print s + 0}' "$results"; } # NAME: requests
@@ -207,12 +230,28 @@ done
 for r in $(seq 1 "$rounds"); do
   if ((r % 2)); then
     measure hello "$interleaved_url/healthz"
+    measure component "$component_url"
     measure batchget "$batch_url" "$batch_lua"
   else
     measure batchget "$batch_url" "$batch_lua"
+    measure component "$component_url"
     measure hello "$interleaved_url/healthz"
   fi
 done
+# Cold pages: one connection, so the median is the latency of one page's critical path.
+cold_before="$(curl -sf "$cold_url/metrics" | awk '$1 == "braid_gateway_near_cache_misses_total" {s += $2} END {printf "%d", s}')"
+for r in $(seq 1 "$rounds"); do
+  if ((r % 2)); then
+    WRK_CONNECTIONS="$cold_connections" measure cold_live_only "$live_url/" "$search_lua"
+    WRK_CONNECTIONS="$cold_connections" measure cold "$cold_url/" "$search_lua"
+  else
+    WRK_CONNECTIONS="$cold_connections" measure cold "$cold_url/" "$search_lua"
+    WRK_CONNECTIONS="$cold_connections" measure cold_live_only "$live_url/" "$search_lua"
+  fi
+done
+cold_misses=$(($(curl -sf "$cold_url/metrics" | awk '$1 == "braid_gateway_near_cache_misses_total" {s += $2} END {printf "%d", s}') - cold_before))
+((cold_misses >= $(total cold))) ||
+  braid_die "the cold gateway read only $cold_misses snapshots from Redis for $(total cold) pages"
 
 # What was measured is what was meant: snapshots from the near-cache, components from Redis,
 # no page degraded to live-only by a Redis error.
@@ -224,12 +263,12 @@ for c in "${counters[@]}"; do delta[$c]=$(($(metric "$c") - before[$c])); done
   braid_die "${delta[braid_gateway_component_cache_misses_total]} components were not in Redis under load"
 ((delta[braid_gateway_degraded_pages_total] == 0)) ||
   braid_die "${delta[braid_gateway_degraded_pages_total]} search pages degraded to live-only under load"
-((delta[braid_gateway_component_cache_hits_total] >= 6 * $(total batchget))) ||
-  braid_die "only ${delta[braid_gateway_component_cache_hits_total]} component cache hits for $(total batchget) batchGets of 6"
+((delta[braid_gateway_component_cache_hits_total] >= 6 * $(total batchget) + $(total component))) ||
+  braid_die "only ${delta[braid_gateway_component_cache_hits_total]} component cache hits for $(total batchget) batchGets of 6 and $(total component) components"
 all_cached || braid_die "after the load, batchGet entries are not all cached: $(head -c 600 "$BRAID_RUN_DIR/gateway-batch.json")"
 peak_kib="$(awk '/^VmHWM:/ {print $2}' "/proc/$interleaved_pid/status")"
 [ -n "$peak_kib" ] || braid_die "no VmHWM for the interleaved gateway (pid $interleaved_pid)"
-for log in "$BRAID_RUN_DIR"/bench-gateway-{interleaved,live-only}.log; do
+for log in "$BRAID_RUN_DIR"/bench-gateway-{interleaved,live-only,cold}.log; do
   if grep -Eq "(warning|error|critical)" "$log"; then
     braid_log "$(basename "$log") has warnings or errors:"; grep -E "(warning|error|critical)" "$log" | head -5 >&2
   fi
@@ -241,9 +280,17 @@ echo "FIGURE gateway.search_live_only.mean_p99_ms $(mean search_live_only 3)"
 echo "FIGURE gateway.search_interleaved.mean_p99_ms $(mean search_interleaved 3)"
 echo "FIGURE gateway.hello.mean_rps $(mean hello 2)"
 echo "FIGURE gateway.batchget.mean_rps $(mean batchget 2)"
+echo "FIGURE gateway.batchget.mean_p99_ms $(mean batchget 3)"
+echo "FIGURE gateway.component.mean_rps $(mean component 2)"
+echo "FIGURE gateway.component.mean_p99_ms $(mean component 3)"
+echo "FIGURE gateway.cold.mean_p50_ms $(mean cold 5)"
+echo "FIGURE gateway.cold_live_only.mean_p50_ms $(mean cold_live_only 5)"
 python3 -c "print(f'FIGURE gateway.peak_rss_mib {$peak_kib / 1024:.1f}')"
 python3 -c "print(f'RATIO gateway.interleaved_rps.vs_live_only {$(mean search_interleaved 2) / $(mean search_live_only 2):.3f}')"
 python3 -c "print(f'RATIO gateway.interleaved_p99.vs_live_only {$(mean search_interleaved 3) / $(mean search_live_only 3):.3f}')"
 python3 -c "print(f'RATIO gateway.batchget_rps.vs_hello {$(mean batchget 2) / $(mean hello 2):.3f}')"
+python3 -c "print(f'RATIO gateway.component_rps.vs_hello {$(mean component 2) / $(mean hello 2):.3f}')"
+python3 -c "print(f'RATIO gateway.cold_p50.vs_live_only {$(mean cold 5) / $(mean cold_live_only 5):.3f}')"
 braid_stop_pidfile "$BRAID_RUN_DIR/bench-gateway-interleaved.pid"
 braid_stop_pidfile "$BRAID_RUN_DIR/bench-gateway-live-only.pid"
+braid_stop_pidfile "$BRAID_RUN_DIR/bench-gateway-cold.pid"

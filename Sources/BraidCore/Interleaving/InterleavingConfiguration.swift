@@ -1,6 +1,6 @@
 /// How one secondary ranking is interleaved with the live ranking (ARCHITECTURE.md §1).
 public struct InterleavingConfiguration: Sendable, Hashable, Codable {
-    public enum Mode: String, Sendable, Hashable, Codable {
+    public enum Mode: String, NamedCases, Hashable {
         /// A fixed repeating cycle of teams.
         case pattern
         /// Per round (one A and one B slot) a coin seeded by session and round picks which

@@ -8,6 +8,7 @@
 /// - `<prefix>:{comp:<feed>:<type>:<sdigest>}:requested` — materialize-request deduplication marker
 /// - `<prefix>:{exp:<experiment>}:…` — team-draft aggregation of one experiment
 /// - `<prefix>:{dlq}:<topic>:<partition>:<offset>` — a request message already dead-lettered
+/// - `<prefix>:{dlq-replay}:<topic>:<partition>:<offset>` — a dead letter already replayed
 public struct CacheKeys: Sendable, Hashable {
     public let prefix: String
 
@@ -40,10 +41,26 @@ public struct CacheKeys: Sendable, Hashable {
         "comp:\(feed):\(type.rawValue):\(QueryNormalizer.keyDigest(scope.canonical))"
     }
 
+    /// The marker that deduplicates publishing `request`: the ranking's refresh marker, or
+    /// the component's request marker. Set while such a request is outstanding.
+    public func requestMarker(for request: PrecomputeRequest) -> String {
+        switch request.body {
+        case .ranking(let target): ranking(target.ranking, query: target.query).refreshMarker
+        case .component(let target): componentRequestMarker(feed: target.feed, type: target.type, scope: target.scope)
+        }
+    }
+
     /// Marks a request message as dead-lettered, so a redelivery after a crash does not
     /// dead-letter it twice.
     public func deadLetterMarker(topic: String, partition: Int32, offset: Int64) -> String {
         "\(prefix):{dlq}:\(topic):\(partition):\(offset)"
+    }
+
+    /// Marks a dead letter (by its place in the dead-letter topic) as replayed, so a second
+    /// `braid ops dlq replay` over the same letters publishes nothing twice. One hash tag for
+    /// all, so they can be read with one MGET on Redis Cluster too.
+    public func replayMarker(topic: String, partition: Int32, offset: Int64) -> String {
+        "\(prefix):{dlq-replay}:\(topic):\(partition):\(offset)"
     }
 
     public func experiment(_ experiment: String) -> ExperimentKeys {

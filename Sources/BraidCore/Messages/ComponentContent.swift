@@ -1,26 +1,23 @@
 import Crypto
 import Foundation
 
-/// The materialized content of one feed component for one scope, as stored in Redis
-/// (`Schemas/component.schema.json`).
-public struct ComponentContent: Sendable, Hashable, Codable {
-    public static let schemaName = "braid.component/v1"
-
-    public var schema: String
+/// The materialized content of one feed component for one scope: what a worker computes.
+/// In Redis it is stored as ``StoredComponent`` (`Schemas/component.schema.json`), whose
+/// items are bytes a page can be sliced from.
+public struct ComponentContent: Sendable, Hashable {
     public var feed: String
     public var type: ComponentType
     public var scope: ComponentScope
-    /// Type-specific items (recipes, authors, banners…), in display order.
+    /// Type-specific items (recipes, creators, a banner…), in display order.
     public var items: [JSONValue]
     /// Hash of `items` only: equal content has equal hashes whatever its version or time, so
-    /// clients can reuse cell sizes and the gateway can answer If-None-Match with 304.
+    /// the gateway can answer If-None-Match with 304.
     public var stateHash: String
     /// Milliseconds since 1970 of the request that produced it; versions only grow.
     public var version: Int64
     public var createdAt: Date
 
     public init(feed: String, type: ComponentType, scope: ComponentScope, items: [JSONValue], version: Int64, createdAt: Date) {
-        self.schema = Self.schemaName
         self.feed = feed
         self.type = type
         self.scope = scope
@@ -30,29 +27,66 @@ public struct ComponentContent: Sendable, Hashable, Codable {
         self.createdAt = createdAt
     }
 
-    enum CodingKeys: String, CodingKey {
-        case schema, feed, type, scope, items, version
-        case stateHash = "state_hash"
-        case createdAt = "created_at"
-    }
-
-    /// First 16 bytes of SHA-256 over the items' canonical JSON (sorted keys), as hex.
+    /// ``ComponentHash/content(ofItemsJSON:)`` of the items' canonical JSON.
     public static func stateHash(of items: [JSONValue]) -> String {
+        ComponentHash.content(ofItemsJSON: CanonicalJSON.array(items))
+    }
+}
+
+/// The one JSON form items are hashed and stored in: compact, keys sorted, slashes unescaped.
+/// An array's encoding is `[` + its elements' encodings joined by `,` + `]`, so a slice of
+/// stored items between two offsets is exactly the canonical JSON of those items.
+public enum CanonicalJSON {
+    public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // JSONValue holds only JSON-representable values: encoding cannot fail.
-        let data = (try? encoder.encode(items)) ?? Data()
-        return SHA256.hash(data: data).prefix(16).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
     }
 
-    public func encoded() throws -> Data {
-        try StoredValueCoding.encoder().encode(self)
+    /// `[a,b,…]` of `values` (JSONValue cannot fail to encode).
+    public static func array(_ values: [JSONValue]) -> [UInt8] {
+        Array((try? encoder().encode(values)) ?? Data("[]".utf8))
     }
 
-    public static func decode(_ data: Data) throws -> ComponentContent {
-        try StoredValueCoding.decoder().decode(ComponentContent.self, from: data)
+    /// The encodings of `values` joined by commas, without brackets.
+    public static func joined<T: Encodable>(_ values: [T]) throws -> [UInt8] {
+        let data = try encoder().encode(values)
+        return Array(data.dropFirst().dropLast())
+    }
+}
+
+/// State hashes of components (ARCHITECTURE §2; README "Feeds").
+public enum ComponentHash {
+    /// First 16 bytes of SHA-256 over the items' canonical JSON array (`[…]`), as hex.
+    public static func content(ofItemsJSON array: [UInt8]) -> String {
+        hex(SHA256.hash(data: array).prefix(16))
+    }
+
+    /// The same hash from the items' canonical JSON without brackets (a slice of stored
+    /// items), without copying it.
+    public static func content(ofJoinedItems joined: ArraySlice<UInt8>) -> String {
+        var hasher = SHA256()
+        hasher.update(data: [UInt8(ascii: "[")])
+        joined.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        hasher.update(data: [UInt8(ascii: "]")])
+        return hex(hasher.finalize().prefix(16))
+    }
+
+    /// The state hash of a fixed-size component: derived from its type and layout only, so it
+    /// is known before the content (a size cache key, not a content hash).
+    public static func fixed(type: ComponentType, style: LayoutStyle, width: Int, height: Int) -> String {
+        let text = "fixed\u{0}\(type.rawValue)\u{0}\(style.rawValue)\u{0}\(width)x\(height)"
+        return hex(SHA256.hash(data: Array(text.utf8)).prefix(16))
+    }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }

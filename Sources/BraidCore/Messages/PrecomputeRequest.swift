@@ -83,17 +83,6 @@ public struct ComponentScope: Sendable, Hashable, Codable {
     }
 }
 
-/// The component types workers can materialize.
-public enum ComponentType: String, Sendable, Hashable, Codable, CaseIterable {
-    case recommendedRecipes = "recommended_recipes"
-    case followedAuthorsNew = "followed_authors_new"
-    case popularInCategory = "popular_in_category"
-    case newArrivals = "new_arrivals"
-    case carousel
-    case profileRecipes = "profile_recipes"
-    case profileCooksnaps = "profile_cooksnaps"
-}
-
 /// Why a message is not a valid request; goes into the dead-letter header.
 public struct RequestValidationError: Error, Sendable, Hashable, CustomStringConvertible {
     public let reason: String

@@ -1,6 +1,6 @@
 import BraidCore
 import BraidKafka
-import BraidWorker
+import BraidPrecompute
 import Foundation
 import Logging
 

@@ -1,49 +1,57 @@
 import BraidCore
-import BraidRedis
-import BraidRuntime
+import BraidPrecompute
 import BraidSources
-import BraidWorker
 import Foundation
 import Logging
 import Metrics
 
 /// Serves feed layouts and component contents: from Redis when workers have materialized
-/// them, otherwise live from the component provider (and then a materialize request goes
-/// out, so the next client finds it cached).
+/// them (a page is a slice of the stored bytes, served without decoding), otherwise live
+/// from the component provider (and then a materialize request goes out, so the next client
+/// finds it cached). Interleaved lists are pages of ``SearchService``; searches inside a
+/// profile tab (`q`) are always live.
 public struct ComponentService: Sendable {
-    public let feeds: [String: BraidConfiguration.FeedSection]
+    public let feeds: [String: FeedDefinition]
     public let store: PrecomputeStore
     public let provider: any ComponentProvider
-    public let publisher: RequestPublisher
+    /// Pages of `interleaved_recipes` components; nil: such components are unavailable.
+    public let search: SearchService?
+    /// Materialize requests for contents served live, at most one per component a minute.
+    public let requests: DeduplicatingPublisher
     public let codec: CursorCodec
     public let cursorTTLSeconds: Int
     /// Items workers store per component; pages beyond them are served live.
     public let storedItems: Int
     /// Deadline of a single component's live fallback.
     public let liveTimeout: Duration
-    /// Decoded contents by key and version: a hit costs one small Redis read (the version)
-    /// instead of reading and decoding the whole stored list.
-    let nearCache: NearCache<String, ComponentContent>
+    /// Stored contents by key and version: a hit costs one small Redis read (the version)
+    /// instead of reading the whole stored list. Versions are immutable, so a hit is never stale.
+    let nearCache: NearCache<String, StoredComponent>
+    let metrics: Metrics
     let logger: Logger
 
-    /// Segment-scoped components are shared by every user: one segment for now.
-    static let segment = "all"
-    static let requestDedupSeconds = 60
+    struct Metrics: Sendable {
+        let hits = Counter(label: "braid_gateway_component_cache_hits_total")
+        let misses = Counter(label: "braid_gateway_component_cache_misses_total")
+        let nearCacheBytes = Gauge(label: "braid_gateway_component_near_cache_bytes")
+    }
 
     public init(
-        feeds: [String: BraidConfiguration.FeedSection], store: PrecomputeStore, provider: any ComponentProvider,
-        publisher: RequestPublisher, codec: CursorCodec, cursorTTLSeconds: Int, storedItems: Int, liveTimeout: Duration,
+        feeds: [String: FeedDefinition], store: PrecomputeStore, provider: any ComponentProvider, search: SearchService? = nil,
+        requests: DeduplicatingPublisher, codec: CursorCodec, cursorTTLSeconds: Int, storedItems: Int, liveTimeout: Duration,
         nearCacheBytes: Int, logger: Logger
     ) {
         self.nearCache = NearCache(capacityBytes: nearCacheBytes)
         self.feeds = feeds
         self.store = store
         self.provider = provider
-        self.publisher = publisher
+        self.search = search
+        self.requests = requests
         self.codec = codec
         self.cursorTTLSeconds = cursorTTLSeconds
         self.storedItems = storedItems
         self.liveTimeout = liveTimeout
+        self.metrics = Metrics()
         self.logger = logger
     }
 
@@ -52,40 +60,45 @@ public struct ComponentService: Sendable {
         return FeedLayout.make(feed: feed, definition: definition, user: user)
     }
 
-    /// One page of one component. A backend slower than `timeout` gives a pending entry;
-    /// an unreachable one a 503 when `pendingOnFailure` is false.
+    /// One page of one component. `query` searches inside a profile tab. A backend slower
+    /// than `timeout` gives a pending entry; an unreachable one a 503 when `pendingOnFailure`
+    /// is false.
     public func content(
-        feed: String, component: String, user: String, cursor: String?, timeout: Duration? = nil,
+        feed: String, component: String, user: String, cursor: String?, query: String? = nil, timeout: Duration? = nil,
         pendingOnFailure: Bool = false, now: Date = Date()
     ) async throws(GatewayError) -> ComponentContentResponse {
-        let resolved = try resolve(feed: feed, component: component, user: user)
-        let offset = try self.offset(cursor, resolved: resolved, now: now)
+        let resolved = try resolve(feed: feed, component: component, user: user, query: query)
+        // An interleaved list's cursor is a search cursor, checked by the search service.
+        let offset = resolved.type == .interleavedRecipes ? 0 : try self.offset(cursor, resolved: resolved, now: now)
         do {
             return try await Deadline.run(timeout: timeout ?? liveTimeout) { [self] in
-                try await load(resolved, offset: offset, now: now)
+                resolved.type == .interleavedRecipes
+                    ? try await interleaved(resolved, cursor: cursor, now: now)
+                    : try await load(resolved, offset: offset, now: now)
             }
         } catch let error as GatewayError {
+            if pendingOnFailure, error.isUnavailable { return .pending(component, type: resolved.type.rawValue) }
             throw error
         } catch is DeadlineExceeded {
-            return .pending(component, type: resolved.section.type)
+            return .pending(component, type: resolved.type.rawValue)
         } catch let error as ComponentProviderError where error.code != .unavailable {
             throw .badRequest(error.message, code: "invalid_scope")
         } catch {
-            if pendingOnFailure { return .pending(component, type: resolved.section.type) }
+            if pendingOnFailure { return .pending(component, type: resolved.type.rawValue) }
             throw .unavailable("component \(component) is unavailable: \(error)", code: "component_unavailable")
         }
     }
 
     /// Several components at once, in request order, each with its own deadline.
     public func batch(feed: String, components: [String], user: String, timeout: Duration) async throws(GatewayError) -> [ComponentContentResponse] {
-        for component in components { _ = try resolve(feed: feed, component: component, user: user) }
+        for component in components { _ = try resolve(feed: feed, component: component, user: user, query: nil) }
         return await withTaskGroup(of: (Int, ComponentContentResponse).self) { group in
             for (index, component) in components.enumerated() {
                 group.addTask {
                     do {
                         return (index, try await content(feed: feed, component: component, user: user, cursor: nil, timeout: timeout, pendingOnFailure: true))
                     } catch {
-                        return (index, .pending(component, type: feeds[feed]?.components[component]?.type ?? ""))
+                        return (index, .pending(component, type: feeds[feed]?.components[component]?.type.rawValue ?? ""))
                     }
                 }
             }
@@ -98,101 +111,124 @@ public struct ComponentService: Sendable {
     struct Resolved: Sendable {
         var feed: String
         var id: String
-        var section: BraidConfiguration.ComponentSection
+        var section: FeedComponent
         var type: ComponentType
         var scope: ComponentScope
         var user: String
+        /// A search inside a profile tab.
+        var query: String?
 
-        /// Binds cursors to one component of one user.
-        var cursorBinding: UInt64 { QueryNormalizer.hash("component\u{0}\(feed)\u{0}\(id)\u{0}\(user)") }
+        /// Binds cursors to one component of one user (and one tab search).
+        var cursorBinding: UInt64 {
+            QueryNormalizer.hash("component\u{0}\(feed)\u{0}\(id)\u{0}\(user)" + (query.map { "\u{0}q\u{0}" + QueryNormalizer.normalize($0) } ?? ""))
+        }
+
+        /// The state hash of a fixed-size component (nil for lists: theirs is the content's).
+        var fixedStateHash: String? {
+            type.sizing == .fixed
+                ? ComponentHash.fixed(type: type, style: section.style, width: section.width, height: section.height) : nil
+        }
     }
 
-    func resolve(feed: String, component: String, user: String) throws(GatewayError) -> Resolved {
+    func resolve(feed: String, component: String, user: String, query: String?) throws(GatewayError) -> Resolved {
         guard let definition = feeds[feed] else { throw Self.unknownFeed(feed, feeds) }
-        guard let section = definition.components[component], let type = ComponentType(rawValue: section.type) else {
+        guard let section = definition.components[component] else {
             throw .notFound("feed '\(feed)' has no component '\(component)'; it has: \(definition.components.keys.sorted().joined(separator: ", "))")
         }
-        let scope: ComponentScope = switch section.scope {
-        case "category": ComponentScope(category: section.category)
-        case "segment": ComponentScope(segment: Self.segment)
-        default: ComponentScope(user: user)
+        if query != nil, !section.type.isSearchableTab {
+            throw .badRequest("component '\(component)' (\(section.type.rawValue)) does not accept q; profile tabs do", code: "invalid_parameter")
         }
-        return Resolved(feed: feed, id: component, section: section, type: type, scope: scope, user: user)
+        return Resolved(
+            feed: feed, id: component, section: section, type: section.type, scope: section.scope(user: user), user: user, query: query)
     }
 
     func offset(_ cursor: String?, resolved: Resolved, now: Date) throws(GatewayError) -> Int {
         guard let cursor else { return 0 }
-        let decoded: Cursor
-        do {
-            decoded = try codec.decode(cursor, now: now)
-        } catch {
-            throw .badRequest(error.description, code: error == .expired ? "cursor_expired" : "invalid_cursor")
-        }
+        let decoded = try codec.decodeRequestCursor(cursor, now: now)
         guard decoded.queryHash == resolved.cursorBinding, decoded.pageSize == resolved.section.pageSize else {
-            throw .badRequest("the cursor belongs to another component or user", code: "cursor_mismatch")
+            throw .badRequest("the cursor belongs to another component, user or tab search", code: "cursor_mismatch")
         }
         return decoded.offset
     }
 
     func load(_ resolved: Resolved, offset: Int, now: Date) async throws -> ComponentContentResponse {
         let pageSize = resolved.section.pageSize
-        let cached: ComponentContent?
-        do {
-            cached = try await cachedContent(resolved)
-        } catch {
-            // Redis trouble: the live provider still has the content.
-            logger.warning("component cache unreachable; serving live", metadata: ["error": "\(error)"])
-            cached = nil
+        // A tab search is answered live: its results are not materialized.
+        if resolved.query == nil {
+            let cached: StoredComponent?
+            do {
+                cached = try await cachedContent(resolved)
+            } catch {
+                // Redis trouble or a value Braid did not write: the live provider still has the content.
+                logger.warning("component cache unusable; serving live", metadata: ["component": "\(resolved.id)", "error": "\(error)"])
+                cached = nil
+            }
+            if let cached, offset + pageSize <= cached.count || cached.count < storedItems {
+                metrics.hits.increment()
+                let range = offset..<min(offset + pageSize, cached.count)
+                let more = offset + pageSize < cached.count || (cached.count >= storedItems && range.count == pageSize)
+                return .ready(
+                    resolved.id, type: resolved.type, sizing: resolved.fixedStateHash, source: .cached,
+                    joined: cached.joinedItems(range), count: max(0, range.count),
+                    nextCursor: more ? cursor(resolved, offset: offset + pageSize, now: now) : nil)
+            }
+            if cached == nil {
+                metrics.misses.increment()
+                await requestMaterialization(resolved)
+            }
         }
-        if let cached, offset + pageSize <= cached.items.count || cached.items.count < storedItems {
-            Counter(label: "braid_gateway_component_cache_hits_total").increment()
-            let items = Array(cached.items.dropFirst(offset).prefix(pageSize))
-            let more = offset + pageSize < cached.items.count || (cached.items.count >= storedItems && items.count == pageSize)
-            return response(resolved, items: items, source: .cached, nextOffset: more ? offset + pageSize : nil, now: now)
+        let page = try await provider.items(
+            ComponentRequest(type: resolved.type, scope: resolved.scope, limit: pageSize, offset: offset, query: resolved.query, now: now))
+        return .ready(
+            resolved.id, type: resolved.type, sizing: resolved.fixedStateHash, source: .live,
+            joined: ArraySlice(try CanonicalJSON.joined(page.items)), count: page.items.count,
+            nextCursor: page.nextOffset.map { cursor(resolved, offset: $0, now: now) })
+    }
+
+    /// A page of an interleaved list: a search page of the component's query and ranking, the
+    /// user as its session; the cursor is the search cursor (it pins the snapshot).
+    func interleaved(_ resolved: Resolved, cursor: String?, now: Date) async throws -> ComponentContentResponse {
+        guard let search, let query = resolved.section.query else {
+            throw GatewayError.unavailable("component \(resolved.id) has no search service", code: "component_unavailable")
         }
-        if cached == nil {
-            Counter(label: "braid_gateway_component_cache_misses_total").increment()
-            await requestMaterialization(resolved)
-        }
-        let page = try await provider.items(ComponentRequest(type: resolved.type, scope: resolved.scope, limit: pageSize, offset: offset))
-        return response(resolved, items: page.items, source: .live, nextOffset: page.nextOffset, now: now)
+        let page = try await search.page(
+            SearchParameters(
+                query: query, perPage: resolved.section.pageSize, cursor: cursor, ranking: resolved.section.ranking, session: resolved.user),
+            now: now)
+        return .ready(
+            resolved.id, type: resolved.type, sizing: nil, source: page.interleaving.snapshot == nil ? .live : .interleaved,
+            joined: ArraySlice(try CanonicalJSON.joined(page.items)), count: page.items.count, nextCursor: page.nextCursor)
     }
 
     /// The stored content, through the near-cache when the stored version is the cached one.
-    func cachedContent(_ resolved: Resolved) async throws -> ComponentContent? {
+    func cachedContent(_ resolved: Resolved) async throws -> StoredComponent? {
         let (feed, type, scope) = (resolved.feed, resolved.type, resolved.scope)
         guard let version = try await store.componentVersion(feed: feed, type: type, scope: scope) else { return nil }
         let key = store.keys.component(feed: feed, type: type, scope: scope)
         if let content = nearCache.value(for: "\(key)@\(version)") { return content }
         guard let stored = try await store.storedComponent(feed: feed, type: type, scope: scope) else { return nil }
-        nearCache.insert(stored.content, bytes: stored.bytes, for: "\(key)@\(stored.content.version)")
-        Gauge(label: "braid_gateway_component_near_cache_bytes").record(nearCache.bytes)
-        return stored.content
+        nearCache.insert(stored, bytes: stored.document.count + 8 * stored.offsets.count, for: "\(key)@\(stored.version)")
+        metrics.nearCacheBytes.record(nearCache.bytes)
+        return stored
     }
 
-    func response(_ resolved: Resolved, items: [JSONValue], source: ComponentContentResponse.Source, nextOffset: Int?, now: Date) -> ComponentContentResponse {
-        let cursor = nextOffset.map { next in
-            codec.encode(Cursor(
-                snapshotVersion: nil, offset: next, pageSize: resolved.section.pageSize, configurationHash: 0, seed: 0,
-                queryHash: resolved.cursorBinding, expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds)))
-        }
-        return ComponentContentResponse(
-            component: resolved.id, type: resolved.section.type, status: .ready, source: source,
-            stateHash: ComponentContent.stateHash(of: items), items: items, nextCursor: cursor)
+    func cursor(_ resolved: Resolved, offset: Int, now: Date) -> String {
+        codec.encode(Cursor(
+            snapshotVersion: nil, offset: offset, pageSize: resolved.section.pageSize, configurationHash: 0, seed: 0,
+            queryHash: resolved.cursorBinding, expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds)))
     }
 
     /// Asks the workers for this content unless that was done recently; never fails the page.
     func requestMaterialization(_ resolved: Resolved) async {
-        let marker = store.keys.componentRequestMarker(feed: resolved.feed, type: resolved.type, scope: resolved.scope)
         do {
-            guard try await store.redis.set(marker, to: "1", expiration: .seconds(Self.requestDedupSeconds), condition: .ifNotExists) else { return }
-            try await publisher.send(PrecomputeRequest(body: .component(.init(feed: resolved.feed, type: resolved.type, scope: resolved.scope))))
+            try await requests.publish(
+                PrecomputeRequest(body: .component(.init(feed: resolved.feed, type: resolved.type, scope: resolved.scope))), reason: "miss")
         } catch {
             logger.warning("could not request a component", metadata: ["component": "\(resolved.id)", "error": "\(error)"])
         }
     }
 
-    static func unknownFeed(_ feed: String, _ feeds: [String: BraidConfiguration.FeedSection]) -> GatewayError {
+    static func unknownFeed(_ feed: String, _ feeds: [String: FeedDefinition]) -> GatewayError {
         .notFound("no feed '\(feed)'; configured: \(feeds.keys.sorted().joined(separator: ", "))")
     }
 }

@@ -1,5 +1,4 @@
 import BraidCore
-import BraidRuntime
 
 /// Stage 1 of a feed: which components appear, in which order, and how to draw their
 /// skeletons — no content, so the first paint never waits for the slowest source.
@@ -10,12 +9,19 @@ public struct FeedLayout: Sendable, Encodable, Equatable {
             public var orthogonalScroll: Bool
             public var autoScrollIntervalMs: Int?
             public var defaultSize: Size
+            /// `content`: the state hash comes with the content; `fixed`: the drawn size never
+            /// changes and `state_hash` is given here, so the client can size the skeleton.
+            public var sizing: String
+            /// Fixed-size components only: the state hash their content will carry.
+            public var stateHash: String?
+            public var carousel: Carousel?
 
             enum CodingKeys: String, CodingKey {
-                case style
+                case style, sizing, carousel
                 case orthogonalScroll = "orthogonal_scroll"
                 case autoScrollIntervalMs = "auto_scroll_interval_ms"
                 case defaultSize = "default_size"
+                case stateHash = "state_hash"
             }
         }
 
@@ -24,15 +30,51 @@ public struct FeedLayout: Sendable, Encodable, Equatable {
             public var height: Int
         }
 
+        /// How a carousel advances (``CarouselOptions``).
+        public struct Carousel: Sendable, Encodable, Equatable {
+            public var autoAdvanceIntervalMs: Int
+            public var advanceOnlyWhenIdle: Bool
+            public var wrap: Bool
+            public var transitionMs: Int
+            public var overlayTitle: Bool
+
+            enum CodingKeys: String, CodingKey {
+                case wrap
+                case autoAdvanceIntervalMs = "auto_advance_interval_ms"
+                case advanceOnlyWhenIdle = "advance_only_when_idle"
+                case transitionMs = "transition_ms"
+                case overlayTitle = "overlay_title"
+            }
+        }
+
+        /// One tab of a tab group: a component of the same feed that pages on its own.
+        public struct Tab: Sendable, Encodable, Equatable {
+            public var id: String
+            public var type: String
+            public var title: String
+            public var contentURL: String
+            /// The tab accepts `q` (a search inside the tab).
+            public var searchable: Bool
+            public var defaultSize: Size
+
+            enum CodingKeys: String, CodingKey {
+                case id, type, title, searchable
+                case contentURL = "content_url"
+                case defaultSize = "default_size"
+            }
+        }
+
         public var id: String
         public var type: String
         public var title: String
         public var layout: Layout
         public var contentURL: String
         public var prefetch: Bool
+        /// `profile_tabs` only.
+        public var tabs: [Tab]?
 
         enum CodingKeys: String, CodingKey {
-            case id, type, title, layout, prefetch
+            case id, type, title, layout, prefetch, tabs
             case contentURL = "content_url"
         }
     }
@@ -44,27 +86,43 @@ public struct FeedLayout: Sendable, Encodable, Equatable {
     public var components: [Component]
 
     /// The layout of `feed` for `user`: the variant is picked by the user's stable bucket.
-    public static func make(feed name: String, definition: BraidConfiguration.FeedSection, user: String) -> FeedLayout {
+    public static func make(feed name: String, definition: FeedDefinition, user: String) -> FeedLayout {
         let variant = Self.variant(of: definition, for: user, feed: name)
+        let contentURL = { (id: String) in "/v1/feeds/\(name)/components/\(id)?user=\(Self.percentEncoded(user))" }
         let components = variant.components.enumerated().compactMap { index, id -> Component? in
             guard let section = definition.components[id] else { return nil }
+            let fixed = section.type.sizing == .fixed
+            let tabs = section.tabs?.compactMap { tab -> Component.Tab? in
+                guard let tabSection = definition.components[tab] else { return nil }
+                return Component.Tab(
+                    id: tab, type: tabSection.type.rawValue, title: tabSection.title, contentURL: contentURL(tab),
+                    searchable: tabSection.type.isSearchableTab, defaultSize: .init(width: tabSection.width, height: tabSection.height))
+            }
             return Component(
                 id: id,
-                type: section.type,
+                type: section.type.rawValue,
                 title: section.title,
                 layout: .init(
-                    style: section.style,
+                    style: section.style.rawValue,
                     orthogonalScroll: section.orthogonalScroll,
-                    autoScrollIntervalMs: section.autoScrollIntervalMs,
-                    defaultSize: .init(width: section.width, height: section.height)),
-                contentURL: "/v1/feeds/\(name)/components/\(id)?user=\(Self.percentEncoded(user))",
-                prefetch: index < variant.prefetch)
+                    autoScrollIntervalMs: section.autoScrollIntervalMs ?? section.carousel?.autoAdvanceIntervalMs,
+                    defaultSize: .init(width: section.width, height: section.height),
+                    sizing: section.type.sizing.rawValue,
+                    stateHash: fixed ? ComponentHash.fixed(type: section.type, style: section.style, width: section.width, height: section.height) : nil,
+                    carousel: section.carousel.map {
+                        .init(
+                            autoAdvanceIntervalMs: $0.autoAdvanceIntervalMs, advanceOnlyWhenIdle: $0.advanceOnlyWhenIdle, wrap: $0.wrap,
+                            transitionMs: $0.transitionMs, overlayTitle: $0.overlayTitle)
+                    }),
+                contentURL: contentURL(id),
+                prefetch: index < variant.prefetch,
+                tabs: tabs)
         }
         return FeedLayout(feed: name, user: user, bucket: variant.name, components: components)
     }
 
     /// The variant of the user's stable bucket (weights sum to 100 after validation).
-    static func variant(of definition: BraidConfiguration.FeedSection, for user: String, feed: String) -> BraidConfiguration.VariantSection {
+    static func variant(of definition: FeedDefinition, for user: String, feed: String) -> FeedVariant {
         Bucketing.pick(definition.variants, bucket: Bucketing.bucket(of: user, salt: "feed:\(feed)"), weight: \.weight)!
     }
 

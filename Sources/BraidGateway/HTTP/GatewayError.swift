@@ -19,6 +19,9 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
 
     public var description: String { "\(status.code) \(code): \(message)" }
 
+    /// A dependency failed (5xx), as opposed to a request the client got wrong.
+    public var isUnavailable: Bool { status.code >= 500 }
+
     public static func badRequest(_ message: String, code: String = "bad_request") -> GatewayError {
         GatewayError(.badRequest, code: code, message)
     }
@@ -48,6 +51,13 @@ enum JSONResponse {
             status: status,
             headers: [.contentType: "application/json; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// A body already written as JSON bytes.
+    static func bytes(_ body: [UInt8], status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     static func encode(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {

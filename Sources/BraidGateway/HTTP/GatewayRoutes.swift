@@ -1,5 +1,5 @@
 import BraidCore
-import BraidRuntime
+import BraidObservability
 import Foundation
 import Hummingbird
 
@@ -45,8 +45,9 @@ public struct GatewayRoutes: Sendable {
             let query = try QueryString.parse(request.uri.query)
             let content = try await components.content(
                 feed: try Self.name(context, "feed"), component: try Self.name(context, "component"),
-                user: try Self.user(query["user"]), cursor: try SearchParameters.text(query["cursor"], name: "cursor", maxLength: 512))
-            return try Self.conditional(content, ifNoneMatch: request.headers[.ifNoneMatch])
+                user: try Self.user(query["user"]), cursor: try SearchParameters.text(query["cursor"], name: "cursor", maxLength: 512),
+                query: try Self.tabQuery(query["q"]))
+            return Self.conditional(content, ifNoneMatch: request.headers[.ifNoneMatch])
         }
         router.post("/v1/feeds/:feed/components:batchGet") { request, context in
             let feed = try Self.name(context, "feed")
@@ -61,7 +62,9 @@ public struct GatewayRoutes: Sendable {
             }
             let timeout = body.timeoutMs.map { Duration.milliseconds($0) } ?? batchTimeout
             let contents = try await components.batch(feed: feed, components: body.components, user: user, timeout: timeout)
-            return try JSONResponse.encode(["components": contents])
+            var writer = ComponentResponseWriter(capacity: 16_384)
+            writer.writeBatch(contents)
+            return JSONResponse.bytes(writer.bytes)
         }
         router.post("/v1/events") { request, _ in
             let body = try await Self.decode(EventsBody.self, from: request)
@@ -77,11 +80,7 @@ public struct GatewayRoutes: Sendable {
             let report = await readiness.check()
             return try JSONResponse.encode(report, status: report.status == .ok ? .ok : .serviceUnavailable)
         }
-        router.get("/metrics") { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: Observability.prometheusText())))
-        }
+        MetricsEndpoint.addRoute(to: router)
         return router
     }
 
@@ -140,15 +139,24 @@ public struct GatewayRoutes: Sendable {
         return raw
     }
 
-    /// 304 when the client already has this content (If-None-Match holds its ETag).
-    static func conditional(_ content: ComponentContentResponse, ifNoneMatch: String?) throws -> Response {
-        guard let hash = content.stateHash else { return try JSONResponse.encode(content) }
-        let etag = "\"\(hash)\""
-        let headers: HTTPFields = [.eTag: etag]
-        if let ifNoneMatch, ETag.matches(ifNoneMatch, etag: etag) {
-            return Response(status: .notModified, headers: headers)
+    /// `q` of a component: a search inside a profile tab (same limits as search's `q`).
+    static func tabQuery(_ raw: String?) throws(GatewayError) -> String? {
+        guard let raw else { return nil }
+        guard raw.contains(where: { !$0.isWhitespace }), raw.unicodeScalars.count <= SearchParameters.maxQueryLength else {
+            throw .badRequest("q must be 1 to \(SearchParameters.maxQueryLength) characters and not blank", code: "invalid_parameter")
         }
-        return try JSONResponse.encode(content, headers: headers)
+        return raw
+    }
+
+    /// 304 when the client already has this content (If-None-Match holds its ETag: the
+    /// content hash of the page, also for fixed-size components whose state hash is not).
+    static func conditional(_ content: ComponentContentResponse, ifNoneMatch: String?) -> Response {
+        guard let hash = content.etag else { return JSONResponse.bytes(content.json) }
+        let etag = "\"\(hash)\""
+        if let ifNoneMatch, ETag.matches(ifNoneMatch, etag: etag) {
+            return Response(status: .notModified, headers: [.eTag: etag])
+        }
+        return JSONResponse.bytes(content.json, headers: [.eTag: etag])
     }
 }
 

@@ -2,6 +2,10 @@ import Foundation
 
 /// Parses a URL query string (`a=1&b=x+y`): `+` is a space, `%XX` is a byte, the first
 /// value of a repeated name wins. Malformed percent-encoding is a 400, not a guess.
+///
+/// Not Hummingbird's `uri.queryParameters`, which leaves `+` as a plus (HTML forms and curl
+/// users write `q=curry+rice`), leaves names encoded, and keeps a malformed `%ZZ` as it is
+/// instead of refusing it (`GatewayLogicTests.queryString` pins all three).
 enum QueryString {
     static func parse(_ query: String?) throws(GatewayError) -> [String: String] {
         guard let query, !query.isEmpty else { return [:] }

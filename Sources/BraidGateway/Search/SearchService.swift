@@ -57,24 +57,35 @@ public struct SearchService: Sendable {
         let arm = try arms.arm(session: parameters.session, ranking: parameters.ranking)
         let query = QueryNormalizer.normalize(parameters.query)
         let position = try self.position(parameters, arm: arm, query: query, now: now)
-        let secondary = try await secondaryRanking(arm: arm, query: query, pinned: position.pinned, now: now)
-
         let configuration = arm.configuration
+
+        // B known without I/O (near-cache, pointer cache, a live-only session): one exact live
+        // query. Otherwise the snapshot read and the live query run in parallel when the
+        // over-fetch stays small; deep pages of a session read their snapshot first.
+        let secondary: SecondaryRanking
+        let live: LiveRange
+        let known = knownSecondaryRanking(arm: arm, query: query, pinned: position.pinned, now: now)
+        if known == nil, let window = coldWindow(arm: arm, position: position) {
+            (secondary, live) = try await parallelLive(
+                query: parameters.query, normalized: query, arm: arm, position: position, window: window, now: now)
+        } else {
+            if let known {
+                secondary = known
+            } else {
+                secondary = try await secondaryRanking(arm: arm, query: query, pinned: position.pinned, now: now)
+            }
+            async let refresh: Void = secondary.stale ? misses.request(ranking: arm.ranking, query: query, reason: "refresh") : ()
+            live = try await exactLive(query: parameters.query, secondary: secondary, configuration: configuration, position: position)
+            await refresh
+        }
         let documents = secondary.snapshot?.documents ?? []
         let placed = Array(documents.prefix(configuration.placedCount(bCount: documents.count)))
-        // Plan as if A were endless to learn which range of A to ask for; the answer's total
-        // then bounds the list and replans the page (its A range can only shrink).
-        let open = PagePlanner(configuration: configuration, bCount: documents.count, aTotal: nil, seed: position.seed)
-            .plan(offset: position.offset, size: position.size)
-        async let refresh: Void = secondary.stale ? misses.request(ranking: arm.ranking, query: query, reason: "refresh") : ()
-        let live = try await liveRange(query: parameters.query, excluding: placed.map(\.id), range: open.aRange)
-        await refresh
 
         let total = PageAssembler.effectiveTotal(
-            reported: live.total, from: open.aRange.lowerBound, requested: open.aRange.count, received: live.hits.count)
+            reported: live.total, from: live.aRange.lowerBound, requested: live.aRange.count, received: live.hits.count)
         let plan = PagePlanner(configuration: configuration, bCount: documents.count, aTotal: total, seed: position.seed)
             .plan(offset: position.offset, size: position.size)
-        let items = PageAssembler.items(plan: plan, hits: live.hits, hitsFrom: open.aRange.lowerBound, documents: placed)
+        let items = PageAssembler.items(plan: plan, hits: live.hits, hitsFrom: live.aRange.lowerBound, documents: placed)
 
         let nextOffset = position.offset + position.size
         let nextCursor: String? = plan.end.map { nextOffset >= $0 } == true ? nil : codec.encode(Cursor(
@@ -98,17 +109,107 @@ public struct SearchService: Sendable {
             degraded: secondary.degraded, impressionID: impression)
     }
 
+    /// A's range of a page (planned as if A were endless), its hits and A's total, B's
+    /// placed documents excluded.
+    struct LiveRange {
+        var aRange: Range<Int>
+        var hits: [SearchHit]
+        var total: Int
+    }
+
+    /// The open plan of a page for a snapshot of `bCount` documents: which range of A it asks for.
+    func openPlan(_ configuration: InterleavingConfiguration, bCount: Int, position: Position) -> PagePlan {
+        PagePlanner(configuration: configuration, bCount: bCount, aTotal: nil, seed: position.seed)
+            .plan(offset: position.offset, size: position.size)
+    }
+
+    /// Plans as if A were endless to learn which range of A to ask for (excluding B's placed
+    /// documents); the answer's total then bounds the list (its A range can only shrink).
+    func exactLive(
+        query: String, secondary: SecondaryRanking, configuration: InterleavingConfiguration, position: Position
+    ) async throws(GatewayError) -> LiveRange {
+        let documents = secondary.snapshot?.documents ?? []
+        let placed = documents.prefix(configuration.placedCount(bCount: documents.count)).map(\.id)
+        let open = openPlan(configuration, bCount: documents.count, position: position)
+        let result = try await liveRange(query: query, excluding: placed, range: open.aRange)
+        return LiveRange(aRange: open.aRange, hits: result.hits, total: result.total)
+    }
+
+    /// B for a page when no I/O is needed to know it; nil when Redis must be asked.
+    func knownSecondaryRanking(arm: InterleavingArm, query: String, pinned: Cursor?, now: Date) -> SecondaryRanking? {
+        guard arm.enabled else { return SecondaryRanking() }
+        if let pinned {
+            guard let version = pinned.snapshotVersion else { return SecondaryRanking() }
+            return snapshots.knownPinned(ranking: arm.ranking, query: query, version: version)
+                .map { SecondaryRanking(snapshot: $0, pinnedVersion: version) }
+        }
+        return snapshots.knownCurrent(ranking: arm.ranking, query: query).map { snapshot in
+            let age = now.timeIntervalSince(snapshot.createdAt)
+            return SecondaryRanking(snapshot: snapshot, pinnedVersion: snapshot.version, stale: age > Double(arm.refreshAfterSeconds))
+        }
+    }
+
+    /// Most documents a parallel live query fetches (from A's first): deeper pages of a session
+    /// whose snapshot is not in the near-cache read it first instead.
+    static let maxColdWindow = 200
+
+    /// How many of A's first documents cover this page whatever the snapshot turns out to be
+    /// (up to the ranking's configured size): the page's A range planned for the largest
+    /// snapshot, plus that many documents the snapshot may exclude. The sum only grows with
+    /// the snapshot's size (one more B document turns at most one A slot into a B slot), so
+    /// the largest snapshot bounds every smaller one. Nil when that is more than
+    /// ``maxColdWindow``.
+    func coldWindow(arm: InterleavingArm, position: Position) -> Int? {
+        let most = arm.configuration.placedCount(bCount: arm.snapshotSize)
+        let window = openPlan(arm.configuration, bCount: most, position: position).aRange.upperBound + most
+        return window <= min(Self.maxColdWindow, SearchRequest.maxSize) ? window : nil
+    }
+
+    /// A cold page: the live query starts at once for A's first `window` documents, nothing
+    /// excluded, while the snapshot is read; once B is known, A's total without B's placed
+    /// documents is counted and the page's A range is taken from the prefix with those
+    /// documents removed, which is exactly what the sequential query would have returned. A
+    /// snapshot larger than the ranking's configured size can leave the prefix short: the
+    /// rest is then fetched from where it ends.
+    func parallelLive(
+        query: String, normalized: String, arm: InterleavingArm, position: Position, window: Int, now: Date
+    ) async throws(GatewayError) -> (SecondaryRanking, LiveRange) {
+        async let prefixResult = liveResult(query: query, excluding: [], range: 0..<window, needsTotal: false)
+        let secondary = try await secondaryRanking(arm: arm, query: normalized, pinned: position.pinned, now: now)
+        async let refresh: Void = secondary.stale ? misses.request(ranking: arm.ranking, query: normalized, reason: "refresh") : ()
+        let configuration = arm.configuration
+        let documents = secondary.snapshot?.documents ?? []
+        let placed = documents.prefix(configuration.placedCount(bCount: documents.count)).map(\.id)
+        let open = openPlan(configuration, bCount: documents.count, position: position)
+        async let countResult = liveResult(query: query, excluding: placed, range: 0..<0)
+        let prefix = try await prefixResult.get()
+        let live: LiveRange
+        switch PrefixReconciliation.slice(prefix: prefix.hits, requested: window, excluding: Set(placed), range: open.aRange) {
+        case .complete(let hits):
+            live = LiveRange(aRange: open.aRange, hits: hits, total: try await countResult.get().total)
+        case .short(let have, let next):
+            let rest = try await liveRange(query: query, excluding: placed, range: next..<open.aRange.upperBound)
+            live = LiveRange(aRange: open.aRange, hits: have + rest.hits, total: rest.total)
+        }
+        await refresh
+        return (secondary, live)
+    }
+
+    /// ``liveRange(query:excluding:range:needsTotal:)`` as a value, for a child task.
+    func liveResult(query: String, excluding: [String], range: Range<Int>, needsTotal: Bool = true) async -> Result<SearchResult, GatewayError> {
+        do {
+            return .success(try await liveRange(query: query, excluding: excluding, range: range, needsTotal: needsTotal))
+        } catch {
+            return .failure(error)
+        }
+    }
+
     func position(_ parameters: SearchParameters, arm: InterleavingArm, query: String, now: Date) throws(GatewayError) -> Position {
         guard let text = parameters.cursor else {
             let seed = Bucketing.hash(parameters.session ?? query, salt: "team-draft")
             return Position(offset: (parameters.page - 1) * parameters.perPage, size: parameters.perPage, seed: seed, pinned: nil)
         }
-        let cursor: Cursor
-        do {
-            cursor = try codec.decode(text, now: now)
-        } catch {
-            throw .badRequest(error.description, code: error == .expired ? "cursor_expired" : "invalid_cursor")
-        }
+        let cursor = try codec.decodeRequestCursor(text, now: now)
         guard cursor.queryHash == QueryNormalizer.hash(query) else {
             throw .badRequest("the cursor belongs to another query; pass the same q as on page 1", code: "cursor_mismatch")
         }
@@ -160,8 +261,9 @@ public struct SearchService: Sendable {
         }
     }
 
-    func liveRange(query: String, excluding: [String], range: Range<Int>) async throws(GatewayError) -> SearchResult {
-        let request = SearchRequest(query: query, excluding: excluding, from: range.lowerBound, size: range.count, profile: .relevance)
+    func liveRange(query: String, excluding: [String], range: Range<Int>, needsTotal: Bool = true) async throws(GatewayError) -> SearchResult {
+        let request = SearchRequest(
+            query: query, excluding: excluding, from: range.lowerBound, size: range.count, profile: .relevance, needsTotal: needsTotal)
         do {
             return try await Deadline.run(timeout: liveTimeout) { [source] in try await source.search(request) }
         } catch let error as SearchSourceError {

@@ -1,6 +1,5 @@
 import BraidCore
-import BraidRedis
-import BraidWorker
+import BraidPrecompute
 import Foundation
 import Logging
 import Metrics
@@ -9,24 +8,21 @@ import Metrics
 /// compute one inline, or ask the workers for one (on a miss, or ahead of expiry).
 public struct SnapshotMisses: Sendable {
     let materializer: RankingMaterializer
-    let publisher: RequestPublisher
+    let requests: DeduplicatingPublisher
+    /// Per process: across gateways only the Redis marker of ``requests`` deduplicates.
     let flights = SingleFlight<String, Void>()
     let logger: Logger
 
-    /// A published request is not repeated for this long: enough for a worker to
-    /// materialize it, short enough that a lost request is asked for again soon.
-    static let requestDedupSeconds = 60
-
-    public init(materializer: RankingMaterializer, publisher: RequestPublisher, logger: Logger) {
+    public init(materializer: RankingMaterializer, requests: DeduplicatingPublisher, logger: Logger) {
         self.materializer = materializer
-        self.publisher = publisher
+        self.requests = requests
         self.logger = logger
     }
 
-    var store: PrecomputeStore { materializer.store }
-
     /// Computes and stores B for `query` with one call to the ranking source, however many
-    /// requests miss at once: the others wait for that one computation.
+    /// requests of this gateway process miss at once: they wait for that one computation.
+    /// (Each gateway process computes once; the snapshot write is idempotent, so concurrent
+    /// gateways cost one source query each, never a stampede per request.)
     public func computeInline(ranking: String, query: String) async throws {
         Counter(label: "braid_gateway_snapshot_misses_total", dimensions: [("policy", "inline")]).increment()
         try await flights.run("\(ranking)\u{0}\(query)") { [materializer] in
@@ -38,12 +34,10 @@ public struct SnapshotMisses: Sendable {
     /// Publishes a materialize request unless one was published for this key recently.
     /// Never throws: a page does not fail because its refresh could not be requested.
     public func request(ranking: String, query: String, reason: String) async {
-        let marker = store.keys.ranking(ranking, query: query).refreshMarker
         do {
-            let first = try await store.redis.set(
-                marker, to: .string(reason), expiration: .seconds(Self.requestDedupSeconds), condition: .ifNotExists)
-            guard first else { return }
-            try await publisher.send(PrecomputeRequest(body: .ranking(.init(ranking: ranking, query: query))))
+            guard try await requests.publish(PrecomputeRequest(body: .ranking(.init(ranking: ranking, query: query))), reason: reason) else {
+                return
+            }
             Counter(label: "braid_gateway_snapshot_requests_total", dimensions: [("reason", reason)]).increment()
         } catch {
             logger.warning("could not request a snapshot", metadata: ["ranking": "\(ranking)", "reason": "\(reason)", "error": "\(error)"])

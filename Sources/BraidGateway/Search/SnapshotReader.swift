@@ -1,7 +1,16 @@
 import BraidCore
-import BraidWorker
+import BraidPrecompute
 import Metrics
 import Synchronization
+
+/// Where snapshots are read from: ``PrecomputeStore`` on Redis. A protocol so a test can put
+/// a delay (and a record of when each read starts and ends) in front of the real store.
+public protocol SnapshotStore: Sendable {
+    func currentVersion(ranking: String, query: String) async throws -> Int64?
+    func storedSnapshot(ranking: String, query: String, version: Int64) async throws -> (snapshot: RankingSnapshot, bytes: Int)?
+}
+
+extension PrecomputeStore: SnapshotStore {}
 
 /// Reads snapshots of B for pages: the current version through the Redis pointer, and any
 /// version's documents through the in-process near-cache (versions are immutable, so a
@@ -13,12 +22,12 @@ public struct SnapshotReader: Sendable {
         var version: Int64
     }
 
-    let store: PrecomputeStore
+    let store: any SnapshotStore
     let nearCache: NearCache<Key, RankingSnapshot>
     let pointers: PointerCache
 
     /// - Parameter pointerTTL: how long a read pointer is reused; zero reads Redis every time.
-    public init(store: PrecomputeStore, nearCacheBytes: Int, pointerTTL: Duration = .zero) {
+    public init(store: any SnapshotStore, nearCacheBytes: Int, pointerTTL: Duration = .zero) {
         self.store = store
         self.nearCache = NearCache(capacityBytes: nearCacheBytes)
         self.pointers = PointerCache(ttl: pointerTTL)
@@ -38,6 +47,20 @@ public struct SnapshotReader: Sendable {
             if let snapshot = try await pinned(ranking: ranking, query: query, version: version) { return snapshot }
         }
         return nil
+    }
+
+    /// The current snapshot when it is known without any I/O (a pointer read less than
+    /// `pointerTTL` ago, its version in the near-cache); nil when Redis must be asked.
+    public func knownCurrent(ranking: String, query: String) -> RankingSnapshot? {
+        guard let version = pointers.version(for: Key(ranking: ranking, query: query, version: 0)) else { return nil }
+        return knownPinned(ranking: ranking, query: query, version: version)
+    }
+
+    /// One version when it is in the near-cache; nil when Redis must be asked.
+    public func knownPinned(ranking: String, query: String, version: Int64) -> RankingSnapshot? {
+        guard let snapshot = nearCache.value(for: Key(ranking: ranking, query: query, version: version)) else { return nil }
+        Counter(label: "braid_gateway_near_cache_hits_total").increment()
+        return snapshot
     }
 
     /// One version, or nil when it has expired.

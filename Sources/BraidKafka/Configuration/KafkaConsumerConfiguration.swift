@@ -27,6 +27,11 @@ public struct KafkaConsumerConfiguration: Sendable {
     /// Messages fetched ahead of the application. When the buffer stays full for a second,
     /// fetching pauses until the application drained half of it.
     public var maxBufferedMessages = 5_000
+    /// Most messages of one partition fetched and not committed yet (buffered, being
+    /// processed, or finished above an unfinished one). At the cap nothing more of the
+    /// partition is handed out and its fetching pauses until it is below half. Bounds what one
+    /// partition holds in memory and what a crash redelivers.
+    public var maxReadAheadPerPartition = 10_000
     /// On revocation, how long to wait for handed-out messages to have their offsets stored
     /// before giving their partitions away anyway (they are then redelivered elsewhere).
     public var revocationTimeoutMilliseconds = 10_000

@@ -7,10 +7,12 @@ import Logging
 /// on the poll thread.
 ///
 /// A revocation gives the application a chance to finish before the partitions move:
-/// buffered messages of the revoked partitions are dropped, the application's handler runs,
-/// handed-out messages get until the revocation timeout to have their offsets stored, the
-/// stored offsets are committed synchronously, and only then are the partitions released.
-/// So a message whose offset was stored is never delivered to the next owner again.
+/// buffered messages of the revoked partitions are dropped and nothing more of them is handed
+/// out, the application's handler runs (it abandons work it will not finish), handed-out
+/// messages get until the revocation timeout to be finished or abandoned, the stored offsets
+/// (each partition's contiguous finished prefix) are committed synchronously, and only then
+/// are the partitions released. So a message whose offset was committed is never delivered
+/// to the next owner again, and one left unfinished always is.
 final class ConsumerCallbacks: CallbackContext, @unchecked Sendable {
     let buffer: ConsumerBuffer
     private let revocationTimeout: TimeInterval
@@ -51,6 +53,9 @@ final class ConsumerCallbacks: CallbackContext, @unchecked Sendable {
                 }
             }
             buffer.assigned(partitions)
+            // librdkafka fetches newly assigned partitions unpaused: pause again at once those
+            // the application paused before a rebalance took them away.
+            buffer.fetchAction(stalled: false).apply(rk)
             logger.info("partitions assigned", metadata: ["partitions": "\(partitions)"])
             runHandler(.assigned(partitions), until: Date().addingTimeInterval(revocationTimeout))
 
@@ -68,17 +73,14 @@ final class ConsumerCallbacks: CallbackContext, @unchecked Sendable {
     private func revoke(_ rk: OpaquePointer, _ partitions: [TopicPartition], list: TopicPartitionList.Pointer?, cooperative: Bool) {
         let revoked = Set(partitions)
         let deadline = Date().addingTimeInterval(revocationTimeout)
-        buffer.dropBuffered(of: revoked)
+        buffer.beginRevocation(of: revoked)
         pending.removeAll { revoked.contains($0.topicPartition) }
         runHandler(.revoked(partitions), until: deadline)
-        while buffer.inFlight(of: revoked) > 0 {
-            guard Date() < deadline else {
-                logger.warning(
-                    "revocation timeout: giving partitions away with unfinished messages; they will be redelivered",
-                    metadata: ["unfinished": "\(buffer.inFlight(of: revoked))"])
-                break
-            }
-            usleep(2_000)
+        let unfinished = buffer.waitUntilDone(of: revoked, until: deadline)
+        if unfinished > 0 {
+            logger.warning(
+                "revocation timeout: giving partitions away with unfinished messages; they will be redelivered",
+                metadata: ["unfinished": "\(unfinished)"])
         }
         if rd_kafka_assignment_lost(rk) == 0 {
             let result = rd_kafka_commit(rk, nil, 0)

@@ -45,7 +45,7 @@ struct ConsumerPollLoop {
         // Full: give the application a moment; if it stays behind, pause fetching so this
         // thread can go on serving rebalances and heartbeats of the group protocol.
         if buffer.isFull, !buffer.isBackpressurePaused, !buffer.waitForSpace(seconds: 1) {
-            apply(buffer.fetchAction(stalled: true), rk)
+            buffer.fetchAction(stalled: true).apply(rk)
         }
         // While paused for backpressure, come back soon to notice the application caught up.
         var next = rd_kafka_consumer_poll(rk, buffer.isBackpressurePaused ? 10 : 100)
@@ -57,18 +57,7 @@ struct ConsumerPollLoop {
             next = taken < batchSize ? rd_kafka_consumer_poll(rk, 0) : nil
         }
         buffer.push(&callbacks.pending)
-        apply(buffer.fetchAction(stalled: false), rk)
-    }
-
-    private func apply(_ action: ConsumerBuffer.FetchAction, _ rk: OpaquePointer) {
-        switch action {
-        case .none:
-            break
-        case .pause(let partitions):
-            TopicPartitionList.with(partitions) { _ = rd_kafka_pause_partitions(rk, $0) }
-        case .resume(let partitions):
-            TopicPartitionList.with(partitions) { _ = rd_kafka_resume_partitions(rk, $0) }
-        }
+        buffer.fetchAction(stalled: false).apply(rk)
     }
 
     private func accept(_ message: UnsafeMutablePointer<rd_kafka_message_t>) {
@@ -83,6 +72,18 @@ struct ConsumerPollLoop {
         } else if err != RD_KAFKA_RESP_ERR__PARTITION_EOF {
             // Transient fetch errors; librdkafka keeps retrying by itself.
             logger.warning("\(KafkaError.librdkafka(.consumer, err, context: "fetch"))")
+        }
+    }
+}
+
+extension ConsumerBuffer.FetchAction {
+    /// Pauses and resumes fetching in librdkafka. Poll thread only.
+    func apply(_ rk: OpaquePointer) {
+        if !pause.isEmpty {
+            TopicPartitionList.with(pause) { _ = rd_kafka_pause_partitions(rk, $0) }
+        }
+        if !resume.isEmpty {
+            TopicPartitionList.with(resume) { _ = rd_kafka_resume_partitions(rk, $0) }
         }
     }
 }

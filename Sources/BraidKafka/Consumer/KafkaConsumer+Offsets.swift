@@ -1,25 +1,47 @@
 import CRdKafka
 
 extension KafkaConsumer {
-    /// Marks a message as done: its offset (+1) is stored for the next commit. Call it for
-    /// every message taken from ``messages`` once processing finished (also for messages
-    /// skipped on purpose), since a revocation waits for handed-out messages.
+    /// Marks a message as finished. Call it for every message taken from ``messages`` once
+    /// processing finished (also for messages skipped on purpose), or ``abandon(_:)`` it: a
+    /// revocation waits for handed-out messages.
     ///
-    /// - Throws: ``KafkaError`` if the partition is no longer assigned (it was revoked after
-    ///   the revocation timeout; the message will be redelivered to the new owner).
+    /// Messages of one partition may finish in any order. The offset stored for the next
+    /// commit is always the partition's lowest offset not finished yet, so a crash redelivers
+    /// everything unfinished and never skips a message.
+    ///
+    /// - Throws: ``KafkaError`` (code ``KafkaError/Code/consumer``) if the message's partition
+    ///   was revoked before it finished (the next owner gets it again), or librdkafka refused
+    ///   the offset.
     public func storeOffset(_ message: KafkaConsumerMessage) throws {
-        // Counted as done only after the store, so a revocation never commits before it.
-        defer { bufferForOffsets.markDone(message) }
-        try handleForOffsets.withPointer { rk in
-            try TopicPartitionList.with([message.topicPartition], offset: { _ in message.offset + 1 }) { list in
-                let result = rd_kafka_offsets_store(rk, list)
-                let elementError = list.pointee.elems[0].err
-                let failure = result != RD_KAFKA_RESP_ERR_NO_ERROR ? result : elementError
-                if failure != RD_KAFKA_RESP_ERR_NO_ERROR {
-                    throw KafkaError.librdkafka(.consumer, failure, context: "store offset of \(message.topicPartition)@\(message.offset)")
+        let handle = handleForOffsets
+        let settlement = try bufferForOffsets.finished(message) { position in
+            try handle.withPointer { rk in
+                try TopicPartitionList.with([message.topicPartition], offset: { _ in position }) { list in
+                    let result = rd_kafka_offsets_store(rk, list)
+                    let elementError = list.pointee.elems[0].err
+                    let failure = result != RD_KAFKA_RESP_ERR_NO_ERROR ? result : elementError
+                    if failure != RD_KAFKA_RESP_ERR_NO_ERROR {
+                        throw KafkaError.librdkafka(.consumer, failure, context: "store offset \(position) of \(message.topicPartition)")
+                    }
                 }
             }
         }
+        if settlement == .revoked {
+            throw KafkaError(.consumer, "\(message.topicPartition)@\(message.offset) was revoked before it finished; its next owner gets it again")
+        }
+    }
+
+    /// Gives a handed-out message up without finishing it (shutdown, or its partition is
+    /// being revoked): it no longer holds up a revocation, and its partition's committed
+    /// offset stays at or below it, so it is delivered again.
+    public func abandon(_ message: KafkaConsumerMessage) {
+        bufferForOffsets.abandoned(message)
+    }
+
+    /// Whether work on a handed-out message can still be committed: its partition is still
+    /// assigned to this consumer (in the same assignment) and not being revoked.
+    public func isCurrent(_ message: KafkaConsumerMessage) -> Bool {
+        bufferForOffsets.isCurrent(message)
     }
 
     /// Commits the stored offsets now and waits for the broker.
@@ -35,26 +57,19 @@ extension KafkaConsumer {
         }
     }
 
-    /// Stops fetching these partitions until ``resume(_:)`` (backpressure per partition).
-    public func pause(_ partitions: [TopicPartition]) throws {
+    /// Stops handing out and fetching these partitions until ``resume(_:)``. Messages of
+    /// them already fetched stay buffered, in order. The pause survives rebalances: a
+    /// partition revoked and assigned again is paused again. Fetching stops within one poll
+    /// round (100 ms); nothing more is handed out from now on.
+    public func pause(_ partitions: [TopicPartition]) {
         bufferForOffsets.userPause(partitions)
-        try handleForOffsets.withPointer { rk in
-            try TopicPartitionList.with(partitions) { list in
-                let result = rd_kafka_pause_partitions(rk, list)
-                if result != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.librdkafka(.consumer, result, context: "pause") }
-            }
-        }
     }
 
-    /// Fetches these partitions again.
-    public func resume(_ partitions: [TopicPartition]) throws {
-        let now = bufferForOffsets.userResume(partitions)
-        guard !now.isEmpty else { return }
-        try handleForOffsets.withPointer { rk in
-            try TopicPartitionList.with(now) { list in
-                let result = rd_kafka_resume_partitions(rk, list)
-                if result != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.librdkafka(.consumer, result, context: "resume") }
-            }
-        }
+    /// Hands out and fetches these partitions again.
+    public func resume(_ partitions: [TopicPartition]) {
+        bufferForOffsets.userResume(partitions)
     }
+
+    /// Partitions paused with ``pause(_:)`` (assigned or not).
+    public var pausedPartitions: Set<TopicPartition> { bufferForOffsets.userPausedPartitions }
 }

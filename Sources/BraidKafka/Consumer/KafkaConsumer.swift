@@ -4,10 +4,12 @@ import ServiceLifecycle
 
 /// A member of a Kafka consumer group.
 ///
-/// Iterate ``messages``; call ``storeOffset(_:)`` when a message is done. Stored offsets are
-/// committed every `autoCommitIntervalMilliseconds`, on every revocation (after handed-out
-/// messages were finished, see ``KafkaRebalanceEvent/revoked(_:)``) and on close, which
-/// gives at-least-once processing with no redelivery of finished work on a clean rebalance.
+/// Iterate ``messages``; call ``storeOffset(_:)`` when a message is done (in any order) or
+/// ``abandon(_:)`` it. The offset stored for a partition is always its lowest unfinished
+/// one; stored offsets are committed every `autoCommitIntervalMilliseconds`, on every
+/// revocation (after handed-out messages were settled, see ``KafkaRebalanceEvent/revoked(_:)``)
+/// and on close, which gives at-least-once processing that never skips a message, with no
+/// redelivery of finished work on a clean rebalance.
 ///
 /// Polling runs on a dedicated thread. Fetched messages wait in a bounded buffer; when the
 /// application falls behind, fetching pauses. As a ServiceLifecycle `Service`, ``run()``
@@ -26,7 +28,8 @@ public final class KafkaConsumer: Service, Sendable {
         logger: Logger = Logger(label: "braid.kafka.consumer"),
         onRebalance: (@Sendable (KafkaRebalanceEvent) async -> Void)? = nil
     ) throws {
-        let buffer = ConsumerBuffer(capacity: configuration.maxBufferedMessages)
+        let buffer = ConsumerBuffer(
+            capacity: configuration.maxBufferedMessages, maxReadAheadPerPartition: configuration.maxReadAheadPerPartition)
         let statistics = configuration.statisticsIntervalMilliseconds.map { _ in
             KafkaStatisticsRecorder(client: configuration.clientID)
         }

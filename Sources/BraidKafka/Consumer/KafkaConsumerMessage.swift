@@ -82,8 +82,10 @@ final class TopicNames {
 public enum KafkaRebalanceEvent: Sendable, Equatable {
     /// These partitions were assigned; messages of them follow.
     case assigned([TopicPartition])
-    /// These partitions are being taken away. Messages of them still buffered were dropped;
-    /// work on handed-out ones should finish (store their offsets) or be abandoned now:
-    /// after the handler returns, stored offsets are committed and the partitions released.
+    /// These partitions are being taken away. Messages of them still buffered were dropped and
+    /// ``KafkaConsumer/isCurrent(_:)`` is false for handed-out ones, whose work should finish
+    /// (``KafkaConsumer/storeOffset(_:)``) or be given up (``KafkaConsumer/abandon(_:)``) now:
+    /// once all are settled (or the revocation timeout passed), each partition's contiguous
+    /// finished prefix is committed and the partitions are released.
     case revoked([TopicPartition])
 }

@@ -1,12 +1,16 @@
 import CRdKafka
 import Dispatch
-import NIOConcurrencyHelpers
+import Foundation
 
 /// The one owner of an `rd_kafka_t`.
 ///
-/// Application threads reach the handle through ``withPointer(_:)``, which holds a lock so
-/// the handle cannot be destroyed underneath them. The client's poll thread uses ``raw``
-/// directly: it is the only thread that destroys the handle, so it cannot race itself.
+/// Application threads reach the handle through ``withPointer(_:)``, which counts the call
+/// as in use so the handle cannot be destroyed underneath it; the lock is held only to
+/// check and count, never across the call, so a blocking call (a commit waiting for the
+/// broker) on one thread never makes another wait (a message's offset store on the
+/// cooperative pool). ``destroy(flags:)`` waits for calls in use to return. The client's poll
+/// thread uses ``raw`` directly: it is the only thread that destroys the handle, so it cannot
+/// race itself.
 final class RDKafkaHandle: @unchecked Sendable {
     enum Kind { case producer, consumer }
 
@@ -14,8 +18,10 @@ final class RDKafkaHandle: @unchecked Sendable {
     let raw: OpaquePointer
     /// The object behind the configuration's opaque pointer; must outlive `raw`.
     private let context: CallbackContext?
-    private let lock = NIOLock()
+    /// Guards the fields below; `destroy` waits on it for `callsInUse` to reach 0.
+    private let condition = NSCondition()
     private var destroyed = false
+    private var callsInUse = 0
     private var refusesNewWork = false
     private var topics: [String: OpaquePointer] = [:]
 
@@ -42,46 +48,65 @@ final class RDKafkaHandle: @unchecked Sendable {
     }
 
     /// Runs `body` with the live handle; throws ``KafkaError/Code/shutdown`` once destroyed.
+    /// `body` may block (it runs without the lock); call blocking ones off the cooperative pool.
     func withPointer<T>(_ body: (OpaquePointer) throws -> T) throws -> T {
-        try lock.withLock {
-            guard !destroyed else { throw KafkaError(.shutdown, "the Kafka client is shut down") }
-            return try body(raw)
+        condition.lock()
+        guard !destroyed else {
+            condition.unlock()
+            throw KafkaError(.shutdown, "the Kafka client is shut down")
         }
+        callsInUse += 1
+        condition.unlock()
+        defer {
+            condition.lock()
+            callsInUse -= 1
+            if callsInUse == 0 { condition.broadcast() }
+            condition.unlock()
+        }
+        return try body(raw)
     }
 
     /// Like ``withPointer(_:)`` with a cached topic handle, for producing. Fails once
     /// ``refuseNewWork()`` was called, so nothing is enqueued after a shutdown's flush began.
+    /// Holds the lock during `body`, which must not block (producing only enqueues), so that
+    /// ``refuseNewWork()`` returns only once no produce call is under way.
     func withTopic<T>(_ name: String, _ body: (OpaquePointer, OpaquePointer) throws -> T) throws -> T {
-        try lock.withLock {
-            guard !destroyed, !refusesNewWork else { throw KafkaError(.shutdown, "the Kafka producer is shutting down") }
-            let topic: OpaquePointer
-            if let cached = topics[name] {
-                topic = cached
-            } else {
-                guard let created = rd_kafka_topic_new(raw, name, nil) else {
-                    throw KafkaError.librdkafka(.produce, rd_kafka_last_error(), context: "topic \(name)")
-                }
-                topics[name] = created
-                topic = created
+        condition.lock()
+        defer { condition.unlock() }
+        guard !destroyed, !refusesNewWork else { throw KafkaError(.shutdown, "the Kafka producer is shutting down") }
+        let topic: OpaquePointer
+        if let cached = topics[name] {
+            topic = cached
+        } else {
+            guard let created = rd_kafka_topic_new(raw, name, nil) else {
+                throw KafkaError.librdkafka(.produce, rd_kafka_last_error(), context: "topic \(name)")
             }
-            return try body(raw, topic)
+            topics[name] = created
+            topic = created
         }
+        return try body(raw, topic)
     }
 
     func refuseNewWork() {
-        lock.withLock { refusesNewWork = true }
+        condition.lock()
+        refusesNewWork = true
+        condition.unlock()
     }
 
-    /// Destroys the handle now (blocking). `flags` as for `rd_kafka_destroy_flags`.
+    /// Destroys the handle (blocking): waits for calls in use, then `rd_kafka_destroy_flags`.
+    /// `flags` as for `rd_kafka_destroy_flags`.
     func destroy(flags: Int32 = 0) {
-        let topics: [OpaquePointer]? = lock.withLock {
-            guard !destroyed else { return nil }
-            destroyed = true
-            defer { self.topics = [:] }
-            return Array(self.topics.values)
+        condition.lock()
+        guard !destroyed else {
+            condition.unlock()
+            return
         }
+        destroyed = true
+        while callsInUse > 0 { condition.wait() }
+        let topics = Array(self.topics.values)
+        self.topics = [:]
+        condition.unlock()
         // Outside the lock: destroying may take a while and nobody can start using it now.
-        guard let topics else { return }
         topics.forEach { rd_kafka_topic_destroy($0) }
         rd_kafka_destroy_flags(raw, flags)
     }

@@ -1,3 +1,4 @@
+import BraidCore
 import Logging
 import NIOCore
 import NIOPosix
@@ -98,17 +99,9 @@ public final class RedisClient: Service, Sendable {
                 failures += 1
             }
             guard !Task.isCancelled else { return }
-            try? await Task.sleep(for: backoff(after: failures))
+            // A dropped connection reconnects at once; failed attempts back off (a full
+            // restart of Redis is noticed within the backoff's maximum).
+            if failures > 0 { try? await Task.sleep(for: configuration.reconnectBackoff.delay(beforeRetry: failures)) }
         }
-    }
-
-    /// Jittered exponential backoff: a full restart of Redis is noticed within `maximum`,
-    /// and a fleet of gateways does not reconnect in lockstep.
-    private func backoff(after failures: Int) -> Duration {
-        let (initial, maximum) = configuration.reconnectBackoff
-        guard failures > 0 else { return .zero }
-        let exponent = min(failures - 1, 16)
-        let base = min(initial * (1 << exponent), maximum)
-        return base * Double.random(in: 0.5...1.0)
     }
 }

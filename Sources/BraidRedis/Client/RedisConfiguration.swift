@@ -1,3 +1,4 @@
+import BraidCore
 import Foundation
 
 /// Where and how to reach Redis.
@@ -12,13 +13,14 @@ public struct RedisConfiguration: Sendable, Hashable {
     public var poolSize: Int
     public var commandTimeout: Duration
     public var connectTimeout: Duration
-    /// Reconnect delays grow from `initial` by doubling to `maximum`, with jitter.
-    public var reconnectBackoff: (initial: Duration, maximum: Duration)
+    /// Delays between reconnect attempts of a pool slot: jittered, so a fleet of processes
+    /// does not reconnect in lockstep after a Redis restart.
+    public var reconnectBackoff: Backoff
 
     public init(
         host: String = "127.0.0.1", port: Int = 6379, username: String? = nil, password: String? = nil, database: Int = 0,
         poolSize: Int = 4, commandTimeout: Duration = .milliseconds(500), connectTimeout: Duration = .seconds(2),
-        reconnectBackoff: (initial: Duration, maximum: Duration) = (.milliseconds(50), .seconds(2))
+        reconnectBackoff: Backoff = Backoff(initial: .milliseconds(50), maximum: .seconds(2), jitter: 0.5)
     ) {
         self.host = host
         self.port = port

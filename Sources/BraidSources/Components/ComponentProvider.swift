@@ -1,4 +1,5 @@
 import BraidCore
+import Foundation
 
 /// Produces the items of one feed component for one scope: what workers materialize into
 /// Redis and what the gateway falls back to live when the cache has nothing.
@@ -13,12 +14,19 @@ public struct ComponentRequest: Sendable, Hashable {
     public var limit: Int
     /// Items to skip; each component (e.g. each profile tab) paginates on its own.
     public var offset: Int
+    /// A search inside a profile tab (`profile_recipes`, `profile_cooksnaps`): only items
+    /// matching it, of the scope's user. Other types refuse a query.
+    public var query: String?
+    /// The time the content is for (campaign windows, "this week").
+    public var now: Date
 
-    public init(type: ComponentType, scope: ComponentScope, limit: Int = 10, offset: Int = 0) {
+    public init(type: ComponentType, scope: ComponentScope, limit: Int = 10, offset: Int = 0, query: String? = nil, now: Date = Date()) {
         self.type = type
         self.scope = scope
         self.limit = limit
         self.offset = offset
+        self.query = query
+        self.now = now
     }
 }
 
@@ -27,10 +35,13 @@ public struct ComponentPage: Sendable, Hashable {
     public var items: [JSONValue]
     /// Offset of the next page, nil when this page was the last.
     public var nextOffset: Int?
+    /// When this content stops being true (a campaign starts or ends); nil: not known.
+    public var validUntil: Date?
 
-    public init(items: [JSONValue], nextOffset: Int?) {
+    public init(items: [JSONValue], nextOffset: Int?, validUntil: Date? = nil) {
         self.items = items
         self.nextOffset = nextOffset
+        self.validUntil = validUntil
     }
 
     /// ``ComponentContent/stateHash(of:)`` of the items: equal content, equal hash.
@@ -69,6 +80,9 @@ extension ComponentRequest {
             throw ComponentProviderError(.badRequest, "limit must be 1 to \(Self.maxLimit) (got \(limit))")
         }
         guard offset >= 0 else { throw ComponentProviderError(.badRequest, "offset must not be negative (got \(offset))") }
+        if query != nil, !type.isSearchableTab {
+            throw ComponentProviderError(.badRequest, "\(type.rawValue) does not accept a search query")
+        }
     }
 
     func required(_ value: String?, _ name: String) throws -> String {

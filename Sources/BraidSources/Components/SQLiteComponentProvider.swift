@@ -14,7 +14,7 @@ public struct SQLiteComponentProvider: ComponentProvider {
 
     public func items(_ request: ComponentRequest) async throws -> ComponentPage {
         try request.validate()
-        let statement = try ComponentQueries.statement(for: request)
+        guard let statement = try ComponentQueries.statement(for: request) else { return ComponentPage(items: [], nextOffset: nil) }
         let rows: [SQLiteRow]
         do {
             rows = try await pool.withConnection { try await $0.query(statement.sql, statement.binds) }

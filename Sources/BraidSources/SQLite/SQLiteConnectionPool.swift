@@ -46,7 +46,7 @@ final class SQLiteConnectionPool: Sendable {
             if case .open(let connections, _) = state { return connections }
             return []
         }
-        for connection in connections { try await connection.close() }
+        for connection in connections { try await Self.close(connection) }
     }
 
     private func connection() async throws -> SQLiteConnection {
@@ -84,12 +84,19 @@ final class SQLiteConnectionPool: Sendable {
         case .installed(let connection):
             return connection
         case .lost(let connection):
-            for extra in opened { try? await extra.close() }
+            for extra in opened { try? await Self.close(extra) }
             return connection
         case .closed:
-            for extra in opened { try? await extra.close() }
+            for extra in opened { try? await Self.close(extra) }
             throw SearchSourceError(.unavailable, "the SQLite source at \(path) has been shut down")
         }
+    }
+
+    /// Closes whether or not the calling task is cancelled: the async `close()` gives up on a
+    /// cancelled task and leaves the handle open, which a connection's deinit traps on (a page
+    /// whose live query is cancelled while the pool opens would otherwise crash the process).
+    static func close(_ connection: SQLiteConnection) async throws {
+        try await (connection.close() as EventLoopFuture<Void>).get()
     }
 
     private func openAll() async throws -> [SQLiteConnection] {
@@ -104,7 +111,7 @@ final class SQLiteConnectionPool: Sendable {
             }
             return connections
         } catch {
-            for connection in connections { try? await connection.close() }
+            for connection in connections { try? await Self.close(connection) }
             throw SearchSourceError(.unavailable, "cannot open corpus database at \(path): \(error)")
         }
     }

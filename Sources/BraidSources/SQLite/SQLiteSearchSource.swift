@@ -54,8 +54,10 @@ public struct SQLiteSearchSource: SearchSource {
         let page = statements.page(request)
         let count = statements.count(excluding: request.excluding)
         do {
-            async let rows = pool.withConnection { try await $0.query(page.sql, page.binds) }
-            async let totals = pool.withConnection { try await $0.query(count.sql, count.binds) }
+            // Only what the request needs: a count-only request reads no rows, a page whose
+            // caller ignores the total counts nothing.
+            async let rows = request.size == 0 ? [] : pool.withConnection { try await $0.query(page.sql, page.binds) }
+            async let totals = request.needsTotal ? pool.withConnection { try await $0.query(count.sql, count.binds) } : []
             let hits = try await rows.map { row in
                 SearchHit(
                     id: row.column("id")?.string ?? "", score: row.column("score")?.double ?? 0, fields: RecipeRow.fields(row))

@@ -1,3 +1,4 @@
+import BraidCore
 import SQLiteNIO
 
 /// The SQL of one live query, built as text plus bound parameters. Pure, so the statements can

@@ -19,16 +19,6 @@ extension SearchSource {
     public func shutdown() async throws {}
 }
 
-/// How a live source orders the matches of a query.
-public enum RankingProfile: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Text relevance (bm25 or the engine's own scoring).
-    case relevance
-    /// Relevance combined with the logarithm of a document's popularity.
-    case popularityBoosted = "popularity_boosted"
-    /// Matches, newest publication first.
-    case newest
-}
-
 /// One live query.
 public struct SearchRequest: Sendable, Hashable {
     /// What the user typed; sources normalise it with ``QueryNormalizer`` themselves.
@@ -38,13 +28,19 @@ public struct SearchRequest: Sendable, Hashable {
     public var from: Int
     public var size: Int
     public var profile: RankingProfile
+    /// False: the caller ignores `total`, and a source may skip counting (the embedded one
+    /// does; `total` is then 0). A request of size 0 asks for the total only.
+    public var needsTotal: Bool
 
-    public init(query: String, excluding: [String] = [], from: Int = 0, size: Int = 10, profile: RankingProfile = .relevance) {
+    public init(
+        query: String, excluding: [String] = [], from: Int = 0, size: Int = 10, profile: RankingProfile = .relevance, needsTotal: Bool = true
+    ) {
         self.query = query
         self.excluding = excluding
         self.from = from
         self.size = size
         self.profile = profile
+        self.needsTotal = needsTotal
     }
 }
 

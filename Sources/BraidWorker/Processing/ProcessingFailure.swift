@@ -1,4 +1,5 @@
 import BraidCore
+import BraidPrecompute
 import BraidRedis
 import BraidSources
 
@@ -8,12 +9,23 @@ public enum ProcessingFailure: Error, Sendable, Hashable, CustomStringConvertibl
     /// refuses, a foreign value in Redis): straight to the dead-letter topic.
     case permanent(String)
     /// An outage or overload (Redis or the source unreachable, a timeout): retried with
-    /// backoff, dead-lettered once the attempts are used up.
-    case transient(String)
+    /// backoff; when `dependency` turns out to be down the worker pauses instead, otherwise
+    /// the request is dead-lettered once the attempts are used up.
+    case transient(String, dependency: Dependency)
+
+    /// What a transient failure came from: the worker probes it to tell an outage (pause)
+    /// from a request that fails on its own (dead-letter).
+    public enum Dependency: String, Sendable, Hashable, CaseIterable {
+        /// The live search source that rankings are computed with.
+        case searchSource = "search_source"
+        case redis
+        /// Anything else (the component corpus, an unexpected error): not probed.
+        case other
+    }
 
     public var reason: String {
         switch self {
-        case .permanent(let reason), .transient(let reason): reason
+        case .permanent(let reason), .transient(let reason, _): reason
         }
     }
 
@@ -31,12 +43,16 @@ public enum ProcessingFailure: Error, Sendable, Hashable, CustomStringConvertibl
             return .permanent(error.description)
         case let error as SearchSourceError where error.code == .badQuery:
             return .permanent("the search source refused the query: \(error.message)")
+        case let error as SearchSourceError:
+            return .transient("\(error)", dependency: .searchSource)
         case let error as StoredValueError:
             return .permanent("unexpected value in Redis: \(error)")
         case let error as RedisServerError where error.code == "WRONGTYPE":
             return .permanent("unexpected value in Redis: \(error)")
+        case let error as RedisConnectionError:
+            return .transient("\(error)", dependency: .redis)
         default:
-            return .transient("\(error)")
+            return .transient("\(error)", dependency: .other)
         }
     }
 }

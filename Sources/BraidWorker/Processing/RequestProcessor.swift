@@ -1,4 +1,5 @@
 import BraidCore
+import BraidPrecompute
 import Foundation
 
 /// Processes one message of `braid.requests`: decodes it against the request schema and
@@ -26,10 +27,19 @@ public struct RequestProcessor: MessageProcessor {
             case .ranking(let target):
                 return ("ranking", try await rankings.materialize(target, id: request.id, ttlSeconds: request.ttlSeconds, requestedAt: request.requestedAt))
             case .component(let target):
-                return ("component", try await components.materialize(target, ttlSeconds: request.ttlSeconds, requestedAt: request.requestedAt))
+                return ("component", try await components.materialize(target, id: request.id, ttlSeconds: request.ttlSeconds, requestedAt: request.requestedAt))
             }
         } catch {
             throw ProcessingFailure.classify(error)
+        }
+    }
+
+    /// The search source (an empty query) and Redis (PING); other failures are not probed.
+    public func probe(_ dependency: ProcessingFailure.Dependency) async -> Bool? {
+        switch dependency {
+        case .searchSource: await DependencyProbes.searchSource(rankings.source)
+        case .redis: await DependencyProbes.redis(rankings.store.redis)
+        case .other: nil
         }
     }
 }

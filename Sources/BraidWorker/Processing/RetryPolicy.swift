@@ -1,22 +1,22 @@
+import BraidCore
+
 /// How often and how patiently a transient failure is retried before the request goes to
-/// the dead-letter topic. Pure, so the schedule is unit-tested without sleeping.
+/// the dead-letter topic. Pure, so the schedule is unit-tested without sleeping
+/// (`RetryPolicyTests`).
 public struct RetryPolicy: Sendable, Hashable {
     /// Attempts in all, the first included.
     public var maxAttempts: Int
-    /// Delay before the second attempt; doubles after each further failure.
-    public var initialBackoff: Duration
-    public var maximumBackoff: Duration
+    /// Delay before the second attempt, doubling after each further failure.
+    public var backoff: Backoff
 
     public init(maxAttempts: Int = 5, initialBackoff: Duration = .milliseconds(200), maximumBackoff: Duration = .seconds(10)) {
         self.maxAttempts = max(1, maxAttempts)
-        self.initialBackoff = initialBackoff
-        self.maximumBackoff = maximumBackoff
+        self.backoff = Backoff(initial: initialBackoff, maximum: maximumBackoff)
     }
 
     /// The delay after failed attempt `attempt` (1-based), or nil when no attempt is left.
     public func delay(afterAttempt attempt: Int) -> Duration? {
         guard attempt < maxAttempts else { return nil }
-        let doublings = min(max(0, attempt - 1), 30)
-        return min(initialBackoff * (1 << doublings), maximumBackoff)
+        return backoff.delay(beforeRetry: attempt)
     }
 }

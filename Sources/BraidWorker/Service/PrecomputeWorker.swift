@@ -1,4 +1,6 @@
+import BraidCore
 import BraidKafka
+import BraidPrecompute
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -6,22 +8,61 @@ import Synchronization
 /// A precompute worker: one member of the `braid-workers` consumer group (or of the
 /// events group, with an ``EventProcessor``).
 ///
-/// Messages are processed in order within a partition (one cache key always maps to one
-/// partition) and concurrently across partitions, at most `concurrency` at once. A message's
-/// offset is stored only after its result is in Redis or its dead letter is acknowledged, so
-/// a crash redelivers unfinished work and never loses it (processing is idempotent, so a
-/// redelivery costs only time).
+/// Messages with the same key run in order; different keys of one partition run
+/// concurrently (``Ordering/key``, or one partition at a time with ``Ordering/partition``),
+/// at most `concurrency` at once. A message counts as finished once its result is in Redis
+/// or its dead letter is acknowledged; a partition's stored offset is always its lowest
+/// unfinished message, so a crash redelivers unfinished work and never skips any
+/// (processing is idempotent, so a redelivery costs only time).
 ///
-/// On graceful shutdown (SIGTERM) the worker stops fetching, finishes what it holds,
-/// commits, leaves the group and returns.
+/// When a dependency (the search source, Redis) stops answering, the worker pauses its
+/// partitions instead of using up the backlog's attempts, probes the dependency with
+/// backoff and resumes once it answers (see ``OutageDetector``).
+///
+/// On graceful shutdown (SIGTERM) the worker stops fetching, finishes what it has started,
+/// gives back what it has not, commits, leaves the group and returns.
 public final class PrecomputeWorker: Service, Sendable {
+    /// Which messages must run one after the other.
+    public enum Ordering: Sendable, Hashable {
+        /// Messages with the same key (the cache key they write), in each partition.
+        case key
+        /// All messages of a partition.
+        case partition
+    }
+
     public struct Configuration: Sendable {
         public var concurrency: Int
+        public var ordering: Ordering
+        /// Messages taken from the consumer and not finished, in all partitions.
+        public var readAhead: Int
         public var retry: RetryPolicy
+        /// Transient failures of one dependency in a row after which it is probed (and the
+        /// worker pauses if it does not answer); 0 never pauses.
+        public var pauseAfterFailures: Int
+        /// Delays between probes while paused.
+        public var probe: Backoff
 
-        public init(concurrency: Int = 8, retry: RetryPolicy = RetryPolicy()) {
+        public init(
+            concurrency: Int = 8, ordering: Ordering = .key, readAhead: Int = 1_000, retry: RetryPolicy = RetryPolicy(),
+            pauseAfterFailures: Int = 3, probe: Backoff = Backoff(initial: .milliseconds(500), maximum: .seconds(5))
+        ) {
             self.concurrency = max(1, concurrency)
+            self.ordering = ordering
+            self.readAhead = max(readAhead, self.concurrency)
             self.retry = retry
+            self.pauseAfterFailures = max(0, pauseAfterFailures)
+            self.probe = probe
+        }
+    }
+
+    /// What must run in order: messages of one partition with one key (or of one partition).
+    struct Lane: Hashable, Sendable {
+        let partition: TopicPartition
+        let key: [UInt8]?
+
+        init(_ message: KafkaConsumerMessage, ordering: Ordering) {
+            partition = message.topicPartition
+            key = ordering == .key ? message.key : nil
         }
     }
 
@@ -34,15 +75,29 @@ public final class PrecomputeWorker: Service, Sendable {
     private let logger: Logger
     private let metrics = WorkerMetrics()
     private let stopping = Atomic<Bool>(false)
-    /// Partitions on which a message was left unfinished: later messages of them are left
-    /// too, since storing a later offset would commit past the unfinished one.
-    private let abandoned = Mutex<Set<TopicPartition>>([])
+    private let gate: PauseGate
+    private let detector: Mutex<OutageDetector>
+    /// Outages as they begin, for the probing task.
+    private let outages: (stream: AsyncStream<ProcessingFailure.Dependency>, continuation: AsyncStream<ProcessingFailure.Dependency>.Continuation)
+    /// While the dead-letter topic is unreachable: the request must not be lost, so it is
+    /// retried until shutdown, at most every 5 s.
+    static let deadLetterBackoff = Backoff(initial: .milliseconds(200), maximum: .seconds(5))
 
+    /// Joins the consumer group of `consumer` (the worker owns the consumer: it serves its
+    /// revocations).
     public init(
-        consumer: KafkaConsumer, deadLetters: DeadLetterPublisher, processor: any MessageProcessor, store: PrecomputeStore,
-        configuration: Configuration = Configuration(), logger: Logger = Logger(label: "braid.worker")
-    ) {
-        self.consumer = consumer
+        consumer consumerConfiguration: KafkaConsumerConfiguration, deadLetters: DeadLetterPublisher, processor: any MessageProcessor,
+        store: PrecomputeStore, configuration: Configuration = Configuration(), logger: Logger = Logger(label: "braid.worker")
+    ) throws {
+        let gate = PauseGate()
+        self.consumer = try KafkaConsumer(configuration: consumerConfiguration, logger: logger) { event in
+            // Requests held back by an outage give their revoked partitions up at once, so the
+            // revocation waits only for requests being processed.
+            if case .revoked(let partitions) = event { gate.revoke(Set(partitions)) }
+        }
+        self.gate = gate
+        self.detector = Mutex(OutageDetector(threshold: configuration.pauseAfterFailures))
+        self.outages = AsyncStream.makeStream(of: ProcessingFailure.Dependency.self)
         self.deadLetters = deadLetters
         self.processor = processor
         self.store = store
@@ -51,56 +106,134 @@ public final class PrecomputeWorker: Service, Sendable {
     }
 
     public func run() async throws {
-        let dispatcher = LaneDispatcher(limit: configuration.concurrency)
+        let dispatcher = LaneDispatcher(limit: configuration.concurrency, readAhead: configuration.readAhead)
+        let ordering = configuration.ordering
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 // Cancelled instead: the sequence has ended and the consumer is closed below.
                 do { try await gracefulShutdown() } catch { return }
                 self.stopping.store(true, ordering: .relaxed)
-                self.logger.info("stopping: finishing in-flight requests, then committing and leaving the group")
+                self.logger.info("stopping: finishing started requests, then committing and leaving the group")
+                self.gate.stop()
                 await self.consumer.close()
             }
-            try await dispatcher.run(consumer.messages, lane: { Int($0.partition) }) { message in
+            group.addTask { await self.probeOutages() }
+            try await dispatcher.run(consumer.messages, lane: { Lane($0, ordering: ordering) }) { message in
                 await self.handle(message)
             }
             // The sequence ended (shutdown, or the consumer closed): close is idempotent.
             await consumer.close()
+            outages.continuation.finish()
             group.cancelAll()
         }
         logger.info("stopped")
     }
 
-    /// Processes one message to a settled state, then stores its offset.
+    /// Processes one message to a settled state, then stores its offset; or gives it up
+    /// (revoked, shutting down) for redelivery.
     private func handle(_ message: KafkaConsumerMessage) async {
-        guard !abandoned.withLock({ $0.contains(message.topicPartition) }) else { return }
         let started = ContinuousClock.now
-        defer { metrics.duration(ContinuousClock.now - started) }
         var attempt = 0
         while true {
+            if gate.outage != nil {
+                // A partition assigned during the outage is paused as its first message arrives.
+                pauseIfNeeded(message.topicPartition)
+                switch await gate.wait(partition: message.topicPartition, stillCurrent: { consumer.isCurrent(message) }) {
+                case .resumed:
+                    attempt = 0  // the outage was not the request's fault
+                case .revoked, .stopping:
+                    return abandon(message)
+                }
+            }
+            // Revoked while it waited in its lane or between attempts: the next owner has it.
+            guard consumer.isCurrent(message) else { return abandon(message) }
             attempt += 1
             do {
                 let (kind, outcome) = try await processor.process(message.value)
+                detector.withLock { $0.succeeded() }
                 metrics.processed(kind, outcome: outcome == .stale ? "stale" : "written")
                 break
             } catch {
-                if case .transient = error, let delay = configuration.retry.delay(afterAttempt: attempt) {
+                if case .transient(_, let dependency) = error {
                     metrics.failedAttempt()
-                    logger.warning("request failed, retrying", metadata: metadata(message, ["attempt": "\(attempt)", "error": "\(error)"]))
-                    try? await Task.sleep(for: delay)
-                    continue
+                    if detector.withLock({ $0.failed(dependency) }), await isDown(dependency) {
+                        guard beginOutage(dependency, error) else { return abandon(message) }
+                        continue
+                    }
+                    if let delay = configuration.retry.delay(afterAttempt: attempt) {
+                        logger.warning("request failed, retrying", metadata: metadata(message, ["attempt": "\(attempt)", "error": "\(error)"]))
+                        try? await Task.sleep(for: delay)
+                        continue
+                    }
+                    // Attempts used up: the dead-letter topic only if the dependency answers,
+                    // so the failure is this request's own.
+                    if await isDown(dependency) {
+                        guard beginOutage(dependency, error) else { return abandon(message) }
+                        continue
+                    }
                 }
-                guard await deadLetter(message, failure: error, attempts: attempt) else {
-                    abandon(message)
-                    return
-                }
+                guard await deadLetter(message, failure: error, attempts: attempt) else { return abandon(message) }
                 break
             }
         }
+        metrics.duration(ContinuousClock.now - started)
         do {
             try consumer.storeOffset(message)
         } catch {
             // Revoked meanwhile: the new owner gets the message again, which is harmless.
             logger.notice("offset not stored", metadata: metadata(message, ["error": "\(error)"]))
+        }
+    }
+
+    /// Whether `dependency` fails its probe (pausing is on and the processor can probe it).
+    private func isDown(_ dependency: ProcessingFailure.Dependency) async -> Bool {
+        guard configuration.pauseAfterFailures > 0, let answers = await processor.probe(dependency) else { return false }
+        metrics.probed(dependency, answered: answers)
+        return !answers
+    }
+
+    /// Pauses every assigned partition while `dependency` is down; the probing task resumes
+    /// them. False when the worker is stopping (the request is then given up).
+    private func beginOutage(_ dependency: ProcessingFailure.Dependency, _ failure: ProcessingFailure) -> Bool {
+        guard gate.begin(dependency) else { return !stopping.load(ordering: .relaxed) }
+        let partitions = consumer.assignment.sorted { $0.description < $1.description }
+        consumer.pause(partitions)
+        metrics.paused(dependency, partitions: consumer.pausedPartitions.count)
+        logger.error(
+            "\(dependency.rawValue) does not answer: pausing \(partitions.count) partition(s) until it does; nothing is dead-lettered meanwhile",
+            metadata: ["error": "\(failure.reason)", "partitions": "\(partitions)"])
+        outages.continuation.yield(dependency)
+        return true
+    }
+
+    private func pauseIfNeeded(_ partition: TopicPartition) {
+        guard let dependency = gate.outage, !consumer.pausedPartitions.contains(partition) else { return }
+        consumer.pause([partition])
+        metrics.paused(dependency, partitions: consumer.pausedPartitions.count)
+    }
+
+    /// Probes each outage's dependency with backoff; once it answers, lets the held requests
+    /// go on and resumes fetching.
+    private func probeOutages() async {
+        for await dependency in outages.stream {
+            var probes = 0
+            while !stopping.load(ordering: .relaxed), !Task.isCancelled {
+                probes += 1
+                try? await Task.sleep(for: configuration.probe.delay(beforeRetry: probes))
+                guard !stopping.load(ordering: .relaxed), !Task.isCancelled else { return }
+                let answers = await processor.probe(dependency) ?? true
+                metrics.probed(dependency, answered: answers)
+                guard answers else {
+                    logger.warning("\(dependency.rawValue) still does not answer", metadata: ["probes": "\(probes)", "held": "\(gate.waiting)"])
+                    continue
+                }
+                let paused = consumer.pausedPartitions
+                gate.end()
+                consumer.resume(Array(paused))
+                metrics.paused(dependency, partitions: 0)
+                logger.notice("\(dependency.rawValue) answers again: resuming \(paused.count) partition(s)", metadata: ["probes": "\(probes)"])
+                break
+            }
         }
     }
 
@@ -115,7 +248,7 @@ public final class PrecomputeWorker: Service, Sendable {
             logger.info("already dead-lettered before a redelivery", metadata: metadata(message, [:]))
             return true
         }
-        var backoff = Duration.milliseconds(200)
+        var failures = 0
         while true {
             do {
                 try await deadLetters.publish(message, reason: failure.reason, attempts: attempts)
@@ -126,15 +259,17 @@ public final class PrecomputeWorker: Service, Sendable {
             } catch {
                 logger.error("cannot publish to the dead-letter topic", metadata: metadata(message, ["error": "\(error)"]))
                 guard !stopping.load(ordering: .relaxed), !Task.isCancelled else { return false }
-                try? await Task.sleep(for: backoff)
-                backoff = min(backoff * 2, .seconds(5))
+                failures += 1
+                try? await Task.sleep(for: Self.deadLetterBackoff.delay(beforeRetry: failures))
             }
         }
     }
 
+    /// Leaves a message unfinished: its partition's committed offset stays at or below it,
+    /// so it is delivered again (here or to the partition's next owner).
     private func abandon(_ message: KafkaConsumerMessage) {
-        abandoned.withLock { _ = $0.insert(message.topicPartition) }
-        logger.warning("left unfinished for redelivery", metadata: metadata(message, [:]))
+        consumer.abandon(message)
+        logger.debug("left unfinished for redelivery", metadata: metadata(message, [:]))
     }
 
     private func metadata(_ message: KafkaConsumerMessage, _ extra: Logger.Metadata) -> Logger.Metadata {

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# `make dist`: the release artifact .build/dist/braid-<VERSION>-linux-<arch>.tar.gz.
+#
+#   braid                  release build, Swift standard library and Foundation linked statically,
+#                          RUNPATH $ORIGIN: it loads the two C libraries below from its own folder
+#   librdkafka.so.1        librdkafka >= 2.2 (from the confluent-kafka wheel bootstrap.sh installs)
+#   libhiredis.so.<ver>    Debian's hiredis, the one it was compiled against
+#   braid-healthcheck      GET /healthz without curl (the container image's HEALTHCHECK)
+#   config/ schemas/ systemd/ licenses/ runtime-packages.txt README.md VERSION
+#
+# Everything else it loads comes from the Debian packages in Deploy/container/runtime-packages.txt;
+# `make dist-check` proves that on a bare system. The version is the VERSION file; the build
+# fails when `braid version` reports another one.
+set -euo pipefail
+BRAID_SCRIPT=dist
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$BRAID_ROOT"
+
+"$BRAID_ROOT/Deploy/local/bootstrap.sh"
+command -v patchelf >/dev/null || braid_die "patchelf is not installed; run Deploy/local/bootstrap.sh"
+
+version="$(tr -d '[:space:]' <VERSION)"
+[[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$ ]] || braid_die "VERSION holds '$version', not a version"
+name="braid-$version-linux-$(uname -m)"
+out="$BRAID_ROOT/.build/dist"
+stage="$out/$name"
+
+build=(swift build -c release --product braid --static-swift-stdlib)
+"${build[@]}"
+binary="$("${build[@]}" --show-bin-path)/braid"
+
+braid_log "assembling $stage"
+rm -rf "$stage" "$out/$name.tar.gz"
+mkdir -p "$stage/config" "$stage/licenses"
+
+# The binary: debug info stripped (it is most of the size; symbols stay for backtraces), its
+# build-tree rpath replaced by its own folder.
+install -m 0755 "$binary" "$stage/braid"
+strip --strip-debug "$stage/braid"
+patchelf --set-rpath '$ORIGIN' "$stage/braid"
+
+# The two C libraries it is linked against, under the names it asks for.
+needed="$(readelf -d "$stage/braid" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')"
+hiredis="$(grep '^libhiredis\.so' <<<"$needed")" || braid_die "braid does not link libhiredis"
+grep -qx 'librdkafka.so.1' <<<"$needed" || braid_die "braid does not link librdkafka.so.1"
+install -m 0644 "$(readlink -f "$BRAID_ROOT/.lib/librdkafka.so.1")" "$stage/librdkafka.so.1"
+hiredis_path="$(ldconfig -p | awk -v lib="$hiredis" '$1 == lib { print $NF; exit }')"
+[ -n "$hiredis_path" ] || braid_die "$hiredis is not installed (Debian package libhiredis0.14; run Deploy/local/bootstrap.sh)"
+install -m 0644 "$(readlink -f "$hiredis_path")" "$stage/$hiredis"
+
+# Nothing of the Swift toolchain may be loaded at run time.
+if grep -E '^lib(swift|Foundation|_Foundation|dispatch|BlocksRuntime|XCTest|Testing)' <<<"$needed"; then
+  braid_die "braid still links the libraries above dynamically; the Swift runtime must be static"
+fi
+
+site="$("$BRAID_ROOT/.venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+cp "$(ls "$site"/confluent_kafka-*.dist-info/licenses/LICENSE | head -n1)" "$stage/licenses/librdkafka-and-confluent-kafka.txt"
+cp "/usr/share/doc/$(dpkg -S "$(readlink -f "$hiredis_path")" | cut -d: -f1)/copyright" "$stage/licenses/hiredis.txt"
+
+install -m 0755 Deploy/container/braid-healthcheck "$stage/braid-healthcheck"
+install -m 0644 Deploy/config/braid.yaml "$stage/config/braid.yaml"
+install -m 0644 Deploy/config/production.yaml "$stage/config/production.yaml"
+cp -R Schemas "$stage/schemas"
+cp -R Deploy/systemd "$stage/systemd"
+install -m 0644 Deploy/container/runtime-packages.txt "$stage/runtime-packages.txt"
+echo "$version" >"$stage/VERSION"
+sed -e "s/@VERSION@/$version/g" -e "s/@ARCH@/$(uname -m)/g" Deploy/dist/README.md >"$stage/README.md"
+
+# The binary must say the version the artifact is named after, and load the librdkafka next to it.
+report="$(env -u LD_LIBRARY_PATH "$stage/braid" version)" || braid_die "$stage/braid version failed: $report"
+grep -qx "braid $version" <<<"$report" ||
+  braid_die "VERSION says $version but braid reports '$(head -n1 <<<"$report")' (Sources/braid/VersionCommand.swift)"
+env -u LD_LIBRARY_PATH ldd "$stage/braid" | grep -Eq "librdkafka.so.1 => $stage/(\./)?librdkafka.so.1 " ||
+  braid_die "braid does not load the librdkafka next to it"
+
+# Reproducible archive: fixed owner, order and timestamps (those of the last commit).
+mtime="$(git log -1 --format=%ct 2>/dev/null || date +%s)"
+tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$mtime" \
+  -C "$out" -czf "$out/$name.tar.gz" "$name"
+braid_log "$(sed -n 1,2p <<<"$report" | tr '\n' ' ')"
+braid_log "built $out/$name.tar.gz ($(du -h "$out/$name.tar.gz" | cut -f1))"

@@ -1,0 +1,145 @@
+import BraidCore
+
+extension BraidConfiguration {
+    /// Checks what decoding cannot: names, ranges and references between sections (values
+    /// from a closed set are enums, refused while decoding with the allowed names). Run at
+    /// start-up so a bad deployment fails before it serves a request, naming the key.
+    public func validate() throws(ConfigurationError) {
+        func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
+        guard redis.poolSize >= 1 else { throw fail("redis.pool_size must be at least 1") }
+        guard redis.commandTimeoutMs >= 1 else { throw fail("redis.command_timeout_ms must be at least 1") }
+        guard (0...65_535).contains(gateway.port) else { throw fail("gateway.port must be 0-65535 (0: any free port)") }
+        guard (0...65_535).contains(worker.metricsPort) else { throw fail("worker.metrics_port must be 0-65535 (0: any free port)") }
+        guard (1...10_000).contains(worker.componentItems) else { throw fail("worker.component_items must be 1-10000") }
+        guard worker.concurrency >= 1 else { throw fail("worker.concurrency must be at least 1") }
+        guard worker.maxAttempts >= 1 else { throw fail("worker.max_attempts must be at least 1") }
+        guard worker.retryBackoffMs >= 0 else { throw fail("worker.retry_backoff_ms must not be negative") }
+        guard worker.readAhead >= worker.concurrency else {
+            throw fail("worker.read_ahead must be at least worker.concurrency (\(worker.concurrency))")
+        }
+        guard worker.readAheadPerPartition >= 2 else { throw fail("worker.read_ahead_per_partition must be at least 2") }
+        guard worker.pauseAfterFailures >= 0 else { throw fail("worker.pause_after_failures must not be negative (0: never pause)") }
+        guard worker.probeBackoffMs >= 1 else { throw fail("worker.probe_backoff_ms must be at least 1") }
+        guard worker.probeMaxBackoffMs >= worker.probeBackoffMs else {
+            throw fail("worker.probe_max_backoff_ms must be at least worker.probe_backoff_ms")
+        }
+        guard !gateway.cursorKey.isEmpty else { throw fail("gateway.cursor_key must not be empty") }
+        guard (1...100).contains(gateway.defaultPerPage) else { throw fail("gateway.default_per_page must be 1-100") }
+        for (name, ranking) in rankings {
+            guard Names.isValid(name) else { throw fail("rankings.\(name): a ranking name must be \(Names.rule)") }
+            guard (1...1000).contains(ranking.size) else { throw fail("rankings.\(name).size must be 1-1000") }
+            guard ranking.ttlSeconds >= 60 else { throw fail("rankings.\(name).ttl_seconds must be at least 60") }
+        }
+        guard (0...60_000).contains(gateway.pointerCacheMs) else { throw fail("gateway.pointer_cache_ms must be 0-60000") }
+        guard (1...10_000).contains(gateway.batchTimeoutMs) else { throw fail("gateway.batch_timeout_ms must be 1-10000") }
+        try validateInterleaving(
+            "interleaving", ranking: interleaving.ranking, start: interleaving.start, maxDocs: interleaving.maxDocs,
+            pattern: interleaving.pattern)
+        if !interleaving.arms.isEmpty {
+            guard interleaving.arms.map(\.weight).reduce(0, +) == 100 else { throw fail("interleaving.arms: weights must sum to 100") }
+            for arm in interleaving.arms {
+                guard Names.isValid(arm.name) else { throw fail("interleaving.arms: an arm name must be \(Names.rule)") }
+                try validateInterleaving(
+                    "interleaving.arms.\(arm.name)", ranking: arm.ranking ?? interleaving.ranking, start: arm.start ?? interleaving.start,
+                    maxDocs: arm.maxDocs ?? interleaving.maxDocs, pattern: arm.pattern ?? interleaving.pattern)
+            }
+        }
+        try validateCampaigns()
+        for (name, feed) in feeds {
+            guard Names.isValid(name) else { throw fail("feeds.\(name): a feed name must be \(Names.rule)") }
+            guard !feed.variants.isEmpty else { throw fail("feeds.\(name).variants must not be empty") }
+            guard feed.variants.map(\.weight).reduce(0, +) == 100 else { throw fail("feeds.\(name).variants: weights must sum to 100") }
+            for (id, component) in feed.components {
+                guard Names.isValid(id) else { throw fail("feeds.\(name).components.\(id): a component id must be \(Names.rule)") }
+                if component.scope == .category, component.category == nil {
+                    throw fail("feeds.\(name).components.\(id).category is required with scope category")
+                }
+                guard (1...100).contains(component.pageSize) else { throw fail("feeds.\(name).components.\(id).page_size must be 1-100") }
+                try validateKind(component, path: "feeds.\(name).components.\(id)", feed: feed)
+            }
+            let interleaved = feed.components.filter { $0.value.type == .interleavedRecipes }.keys.sorted()
+            guard interleaved.count <= 1 else {
+                throw fail("feeds.\(name): at most one interleaved_recipes component per feed (has \(interleaved.joined(separator: ", ")))")
+            }
+            for variant in feed.variants {
+                for id in variant.components where feed.components[id] == nil {
+                    throw fail("feeds.\(name).variants.\(variant.name) lists '\(id)', which is not under feeds.\(name).components")
+                }
+            }
+        }
+    }
+
+    /// The keys of one component that depend on its type and style.
+    private func validateKind(_ component: FeedComponent, path: String, feed: FeedDefinition) throws(ConfigurationError) {
+        func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: "\(path)\(message)") }
+        let type = component.type
+        switch type {
+        case .recommendedCreators, .userStats, .profileHeader, .profileTabs:
+            guard component.scope == .user else { throw fail(".scope must be user for \(type.rawValue)") }
+        case .banner, .interleavedRecipes:
+            guard component.scope == .segment else { throw fail(".scope must be segment for \(type.rawValue)") }
+        default:
+            break
+        }
+        if let segment = component.segment {
+            guard component.scope == .segment else { throw fail(".segment is only for scope segment") }
+            guard Names.isValid(segment) else { throw fail(".segment must be \(Names.rule)") }
+        }
+        if let carousel = component.carousel {
+            guard component.style == .carousel else { throw fail(".carousel is only for style carousel") }
+            guard (500...600_000).contains(carousel.autoAdvanceIntervalMs) else { throw fail(".carousel.auto_advance_interval_ms must be 500-600000") }
+            guard (0...10_000).contains(carousel.transitionMs) else { throw fail(".carousel.transition_ms must be 0-10000") }
+            guard carousel.transitionMs < carousel.autoAdvanceIntervalMs else {
+                throw fail(".carousel.transition_ms must be shorter than auto_advance_interval_ms")
+            }
+        }
+        if type == .profileTabs {
+            guard let tabs = component.tabs, !tabs.isEmpty else { throw fail(".tabs must list the tab components of profile_tabs") }
+            for tab in tabs {
+                guard let tabComponent = feed.components[tab] else { throw fail(".tabs lists '\(tab)', which is not a component of this feed") }
+                guard tabComponent.type.isSearchableTab else {
+                    throw fail(".tabs lists '\(tab)' of type \(tabComponent.type.rawValue); tabs are profile_recipes or profile_cooksnaps")
+                }
+            }
+        } else if component.tabs != nil {
+            throw fail(".tabs is only for profile_tabs")
+        }
+        if type == .interleavedRecipes {
+            guard let query = component.query, query.contains(where: { !$0.isWhitespace }), query.unicodeScalars.count <= 512 else {
+                throw fail(".query is required for interleaved_recipes (1-512 characters, not blank)")
+            }
+            let ranking = component.ranking ?? interleaving.ranking
+            guard rankings[ranking] != nil else { throw fail(".ranking names '\(ranking)', which is not under rankings") }
+        } else if component.query != nil || component.ranking != nil {
+            throw fail(": query and ranking are only for interleaved_recipes")
+        }
+    }
+
+    private func validateCampaigns() throws(ConfigurationError) {
+        func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
+        var seen: Set<String> = []
+        for (index, campaign) in campaigns.enumerated() {
+            let path = "campaigns[\(index)]"
+            guard Names.isValid(campaign.id) else { throw fail("\(path).id must be \(Names.rule)") }
+            guard seen.insert(campaign.id).inserted else { throw fail("\(path).id '\(campaign.id)' is used twice") }
+            for (key, value) in [("title", campaign.title), ("image_url", campaign.imageUrl), ("link_url", campaign.linkUrl)] {
+                guard !value.isEmpty, value.count <= 2_048 else { throw fail("\(path).\(key) must be 1-2048 characters") }
+            }
+            guard campaign.startsAt < campaign.endsAt else { throw fail("\(path): starts_at must be before ends_at") }
+            guard Names.isValid(campaign.segment) else { throw fail("\(path).segment must be \(Names.rule)") }
+        }
+    }
+
+    private func validateInterleaving(
+        _ path: String, ranking: String, start: Int, maxDocs: Int?, pattern: String
+    ) throws(ConfigurationError) {
+        func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
+        guard rankings[ranking] != nil else { throw fail("\(path).ranking names '\(ranking)', which is not under rankings") }
+        guard start >= 0 else { throw fail("\(path).start must not be negative") }
+        if let maxDocs, maxDocs < 0 { throw fail("\(path).max_docs must not be negative") }
+        let letters = Set(pattern)
+        guard !pattern.isEmpty, letters.isSubset(of: ["A", "B"]), letters.count == 2 else {
+            throw fail("\(path).pattern must use only A and B, and both, e.g. AB or AAB")
+        }
+    }
+}

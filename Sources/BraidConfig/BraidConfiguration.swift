@@ -1,0 +1,215 @@
+import BraidCore
+
+/// Everything a Braid process can be configured with: one YAML or JSON file plus
+/// `BRAID_*` environment overrides (see ``ConfigurationLoader``). Every field has a
+/// default, so an empty file (or none) runs the local stack of `make run`.
+///
+/// Keys are snake_case in files; the README documents each one with its default.
+public struct BraidConfiguration: Codable, Sendable, Equatable {
+    public var redis = RedisSection()
+    public var kafka = KafkaSection()
+    public var search = SearchSection()
+    public var rankings: [String: RankingSection] = RankingSection.defaults
+    public var interleaving = InterleavingSection()
+    public var gateway = GatewaySection()
+    public var worker = WorkerSection()
+    public var feeds: [String: FeedDefinition] = BraidConfiguration.defaultFeeds
+    /// Campaigns `banner` components show, each to its target segment in its window.
+    public var campaigns: [Campaign] = BraidConfiguration.defaultCampaigns
+    public var logging = LoggingSection()
+
+    public init() {}
+
+    public struct RedisSection: Codable, Sendable, Equatable {
+        /// `redis://[user[:password]@]host[:port][/db]`.
+        public var url = "redis://127.0.0.1:6379"
+        public var poolSize = 4
+        public var commandTimeoutMs = 500
+        /// First segment of every key; several deployments can share one Redis.
+        public var keyPrefix = "braid"
+        public init() {}
+    }
+
+    public struct KafkaSection: Codable, Sendable, Equatable {
+        /// Comma-separated `host:port` list (librdkafka `bootstrap.servers`).
+        public var brokers = "127.0.0.1:9092"
+        public var requestsTopic = "braid.requests"
+        public var deadLetterTopic = "braid.requests.dlq"
+        public var eventsTopic = "braid.events"
+        public var consumerGroup = "braid-workers"
+        /// Consumer group of the workers' event aggregation (team-draft credit).
+        public var eventsConsumerGroup = "braid-events"
+        public var sessionTimeoutMs = 6000
+        public var heartbeatIntervalMs = 300
+        /// Passed to librdkafka as they are (SASL, TLS, tuning): the escape hatch.
+        public var properties: [String: String] = [:]
+        public init() {}
+    }
+
+    public struct SearchSection: Codable, Sendable, Equatable {
+        public var source = SearchSourceKind.sqlite
+        public var sqlitePath = ".run/local/corpus.sqlite"
+        public var elasticsearchUrl = "http://127.0.0.1:9200"
+        public var elasticsearchIndex = "recipes"
+        public var httpUrl = "http://127.0.0.1:8081/rank"
+        public var timeoutMs = 800
+        public init() {}
+    }
+
+    /// A named secondary ranking that workers materialize.
+    public struct RankingSection: Codable, Sendable, Equatable {
+        public var profile: RankingProfile
+        public var size: Int
+        public var ttlSeconds: Int
+        /// Older snapshots trigger a deduplicated refresh request.
+        public var refreshAfterSeconds: Int
+        /// How long a replaced snapshot stays readable for sessions that pinned it.
+        public var graceSeconds: Int
+
+        public init(profile: RankingProfile, size: Int = 50, ttlSeconds: Int = 86_400, refreshAfterSeconds: Int = 3_600, graceSeconds: Int = 3_600) {
+            self.profile = profile
+            self.size = size
+            self.ttlSeconds = ttlSeconds
+            self.refreshAfterSeconds = refreshAfterSeconds
+            self.graceSeconds = graceSeconds
+        }
+
+        public static let defaults: [String: RankingSection] = [
+            "featured": RankingSection(profile: .popularityBoosted),
+            "fresh": RankingSection(profile: .newest, size: 30, ttlSeconds: 21_600, refreshAfterSeconds: 900),
+        ]
+    }
+
+    public struct InterleavingSection: Codable, Sendable, Equatable {
+        /// False serves live-only pages without touching Redis (a kill switch, and the
+        /// baseline of the gateway benchmark).
+        public var enabled = true
+        /// The secondary ranking interleaved when a request names none.
+        public var ranking = "featured"
+        public var start = 0
+        /// Omitted: all of the snapshot.
+        public var maxDocs: Int? = nil
+        public var pattern = "AB"
+        public var mode = InterleavingConfiguration.Mode.pattern
+        /// What a request does when no snapshot exists.
+        public var missPolicy = SnapshotMissPolicy.inline
+        /// Experiment arms: each overrides some of the fields above for a share of sessions
+        /// (stable hash of `session`). Empty: every request uses the fields above.
+        public var arms: [ArmSection] = []
+        public init() {}
+    }
+
+    /// One experiment arm of the interleaving; omitted fields keep the section's values.
+    public struct ArmSection: Codable, Sendable, Equatable {
+        public var name: String
+        /// Share of sessions, in percent; the weights of all arms sum to 100.
+        public var weight: Int
+        public var ranking: String?
+        public var start: Int?
+        public var maxDocs: Int?
+        public var pattern: String?
+        public var mode: InterleavingConfiguration.Mode?
+
+        public init(
+            name: String, weight: Int, ranking: String? = nil, start: Int? = nil, maxDocs: Int? = nil,
+            pattern: String? = nil, mode: InterleavingConfiguration.Mode? = nil
+        ) {
+            self.name = name
+            self.weight = weight
+            self.ranking = ranking
+            self.start = start
+            self.maxDocs = maxDocs
+            self.pattern = pattern
+            self.mode = mode
+        }
+    }
+
+    public struct GatewaySection: Codable, Sendable, Equatable {
+        public var host = "127.0.0.1"
+        public var port = 8080
+        /// HMAC key of cursors. The default is for local use only: set your own in production.
+        public var cursorKey = "braid-local-development-key"
+        public var cursorTtlSeconds = 3_600
+        public var nearCacheBytes = 64 << 20
+        /// How long page 1 reuses a snapshot pointer it read; 0 reads Redis on every page 1.
+        public var pointerCacheMs = 1_000
+        public var liveTimeoutMs = 1_000
+        public var defaultPerPage = 20
+        /// Default deadline of each component in a batchGet; a slower one comes back pending.
+        public var batchTimeoutMs = 250
+        public init() {}
+    }
+
+    public struct WorkerSection: Codable, Sendable, Equatable {
+        /// Requests processed at once, across keys and partitions.
+        public var concurrency = 8
+        /// Which requests run one after the other: those with the same key (the cache key
+        /// they write), or all of a partition.
+        public var ordering = WorkerOrdering.key
+        /// Requests taken from Kafka and not finished, in all partitions.
+        public var readAhead = 1_000
+        /// Requests of one partition fetched and not committed (buffered, running, or
+        /// finished above an unfinished one): bounds memory and what a crash redelivers.
+        public var readAheadPerPartition = 500
+        public var maxAttempts = 5
+        public var retryBackoffMs = 200
+        /// Transient failures of one dependency in a row (no success between) after which the
+        /// worker probes it and pauses its partitions if it does not answer; 0 never pauses.
+        public var pauseAfterFailures = 3
+        /// First delay between probes of a dependency that is down (doubling).
+        public var probeBackoffMs = 500
+        /// Longest delay between probes.
+        public var probeMaxBackoffMs = 5_000
+        /// Address of the worker's `/metrics` and `/healthz`; `0.0.0.0` to be scraped from outside.
+        public var metricsHost = "127.0.0.1"
+        /// Port of the worker's `/metrics`; 0 picks a free one (several workers on one host).
+        public var metricsPort = 9464
+        /// Items stored per feed component (clients page through them).
+        public var componentItems = 60
+        public init() {}
+    }
+
+    public struct LoggingSection: Codable, Sendable, Equatable {
+        public var level = LogLevel.info
+        public init() {}
+    }
+}
+
+/// A ranking defined in the file replaces the default entry whole: its optional keys take
+/// the initialiser's defaults (documented in the README).
+extension BraidConfiguration.RankingSection {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = Self(profile: try c.decode(RankingProfile.self, forKey: .profile))
+        self.init(
+            profile: defaults.profile,
+            size: try c.decodeIfPresent(Int.self, forKey: .size) ?? defaults.size,
+            ttlSeconds: try c.decodeIfPresent(Int.self, forKey: .ttlSeconds) ?? defaults.ttlSeconds,
+            refreshAfterSeconds: try c.decodeIfPresent(Int.self, forKey: .refreshAfterSeconds) ?? defaults.refreshAfterSeconds,
+            graceSeconds: try c.decodeIfPresent(Int.self, forKey: .graceSeconds) ?? defaults.graceSeconds)
+    }
+}
+
+/// The live backend of `search.source`.
+public enum SearchSourceKind: String, NamedCases, Hashable {
+    /// The embedded SQLite FTS5 index (`search.sqlite_path`).
+    case sqlite
+    /// Elasticsearch or OpenSearch (`search.elasticsearch_url`).
+    case elasticsearch
+    /// A ranking service speaking `Schemas/ranking-source.schema.json` (`search.http_url`).
+    case http
+}
+
+/// `worker.ordering`: which requests a worker runs one after the other.
+public enum WorkerOrdering: String, NamedCases, Hashable {
+    /// Requests with the same key (the cache key they write) in order; different keys of one
+    /// partition concurrently. Right for I/O-bound sources.
+    case key
+    /// All requests of a partition in order; partitions concurrently.
+    case partition
+}
+
+/// `logging.level`: swift-log's levels by name.
+public enum LogLevel: String, NamedCases, Hashable {
+    case trace, debug, info, notice, warning, error, critical
+}

@@ -1,0 +1,92 @@
+import Foundation
+import BraidCore
+import BraidRedis
+import NIOCore
+
+/// Team-draft credit per experiment in Redis: events in (idempotently), outcomes out.
+public struct ExperimentStore: Sendable {
+    public let redis: RedisClient
+    public let keys: CacheKeys
+    /// How long an impression can still receive clicks.
+    public let impressionTTLSeconds: Int
+
+    public init(redis: RedisClient, keys: CacheKeys, impressionTTLSeconds: Int = 7 * 86_400) {
+        self.redis = redis
+        self.keys = keys
+        self.impressionTTLSeconds = impressionTTLSeconds
+    }
+
+    /// Applies one event. Replays change nothing: an impression counts once, a click on a
+    /// position of an impression counts once. Returns whether anything changed.
+    @discardableResult
+    public func record(_ event: ExperimentEvent) async throws -> Bool {
+        let experiment = keys.experiment(event.experiment)
+        let reply = try await redis.evalsha(
+            Self.recordScript,
+            keys: [experiment.counters, experiment.impression(event.impression), experiment.clickedPositions(event.impression)],
+            arguments: [
+                .string(event.type.rawValue), .integer(Int64(event.position ?? -1)), .string(event.team?.rawValue ?? ""),
+                .integer(Int64(impressionTTLSeconds)),
+            ])
+        return reply == .integer(1)
+    }
+
+    public func outcome(of experiment: String) async throws -> ExperimentOutcome {
+        let fields = try await redis.hgetall(keys.experiment(experiment).counters)
+        func count(_ name: String) -> Int { fields[name].flatMap { Int(String(buffer: $0)) } ?? 0 }
+        let winsA = count("wins_a")
+        let winsB = count("wins_b")
+        return ExperimentOutcome(
+            experiment: experiment, impressions: count("impressions"), winsA: winsA, winsB: winsB, ties: count("ties"),
+            pValue: SignTest.twoSidedPValue(winsA: winsA, winsB: winsB))
+    }
+
+    /// KEYS[1] counters, KEYS[2] impression state, KEYS[3] clicked positions (one hash tag).
+    /// ARGV[1] `impression` or `click`, ARGV[2] position, ARGV[3] team `A`/`B`, ARGV[4] TTL.
+    /// A click also counts its impression if that event is missing; every impression starts
+    /// as a tie and moves between wins_a, wins_b and ties as its clicks arrive.
+    static let recordScript = RedisScript("""
+        local function outcome(a, b)
+          if a > b then return 'wins_a' elseif b > a then return 'wins_b' else return 'ties' end
+        end
+        local changed = 0
+        if redis.call('HSETNX', KEYS[2], 'seen', '1') == 1 then
+          redis.call('HINCRBY', KEYS[1], 'impressions', 1)
+          redis.call('HINCRBY', KEYS[1], 'ties', 1)
+          redis.call('EXPIRE', KEYS[2], ARGV[4])
+          changed = 1
+        end
+        if ARGV[1] ~= 'click' then return changed end
+        if redis.call('SADD', KEYS[3], ARGV[2]) == 0 then return changed end
+        redis.call('EXPIRE', KEYS[3], ARGV[4])
+        local a = tonumber(redis.call('HGET', KEYS[2], 'clicks_a') or '0')
+        local b = tonumber(redis.call('HGET', KEYS[2], 'clicks_b') or '0')
+        local before = outcome(a, b)
+        if ARGV[3] == 'A' then a = a + 1 else b = b + 1 end
+        redis.call('HSET', KEYS[2], 'clicks_a', a, 'clicks_b', b)
+        local after = outcome(a, b)
+        if before ~= after then
+          redis.call('HINCRBY', KEYS[1], before, -1)
+          redis.call('HINCRBY', KEYS[1], after, 1)
+        end
+        return 1
+        """)
+}
+
+/// `GET /v1/experiments/{id}` (`ExperimentOutcome` in `Schemas/openapi.yaml`).
+public struct ExperimentOutcome: Sendable, Hashable, Encodable {
+    public var experiment: String
+    public var impressions: Int
+    public var winsA: Int
+    public var winsB: Int
+    public var ties: Int
+    /// Two-sided sign test over wins (ties excluded); 1 with no wins.
+    public var pValue: Double
+
+    enum CodingKeys: String, CodingKey {
+        case experiment, impressions, ties
+        case winsA = "wins_a"
+        case winsB = "wins_b"
+        case pValue = "p_value"
+    }
+}

@@ -1,0 +1,47 @@
+import BraidRedis
+
+/// Lua scripts that make each write to Redis atomic. They run with EVALSHA (loaded on first
+/// NOSCRIPT). Every key a script touches shares one hash tag, so they also run on Redis
+/// Cluster, where a script may only touch keys of one slot.
+enum StorageScripts {
+    /// Publishes a ranking snapshot and flips the pointer to it, unless the pointer already
+    /// names this or a newer version (an old or replayed request: acknowledged, no effect).
+    /// The replaced version is kept for `grace` seconds for sessions that pinned it.
+    ///
+    /// KEYS[1] pointer (`…:cur`), KEYS[2] new version key (`…:v:<version>`).
+    /// ARGV[1] version, ARGV[2] snapshot JSON, ARGV[3] TTL seconds, ARGV[4] grace seconds,
+    /// ARGV[5] version key prefix (`…:v:`). Returns 1 when written, 0 when stale.
+    static let publishSnapshot = RedisScript("""
+        local current = redis.call('GET', KEYS[1])
+        if current and tonumber(current) >= tonumber(ARGV[1]) then
+          return 0
+        end
+        redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
+        if current then
+          local old = ARGV[5] .. current
+          local ttl = redis.call('TTL', old)
+          if ttl == -1 or ttl > tonumber(ARGV[4]) then
+            redis.call('EXPIRE', old, ARGV[4])
+          end
+        end
+        redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[3])
+        return 1
+        """)
+
+    /// Writes a component's content unless a newer version is stored.
+    ///
+    /// KEYS[1] the component hash (fields `version`, `state_hash`, `content`, `offsets`).
+    /// ARGV[1] version, ARGV[2] state hash, ARGV[3] content JSON (`braid.component/v2`),
+    /// ARGV[4] item offsets (JSON array), ARGV[5] TTL seconds. Returns 1 when written, 0 when
+    /// stale. Every field is written at once, so a reader never pairs a document with the
+    /// offsets of another.
+    static let publishComponent = RedisScript("""
+        local current = redis.call('HGET', KEYS[1], 'version')
+        if current and tonumber(current) >= tonumber(ARGV[1]) then
+          return 0
+        end
+        redis.call('HSET', KEYS[1], 'version', ARGV[1], 'state_hash', ARGV[2], 'content', ARGV[3], 'offsets', ARGV[4])
+        redis.call('EXPIRE', KEYS[1], ARGV[5])
+        return 1
+        """)
+}

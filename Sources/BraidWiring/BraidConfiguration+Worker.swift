@@ -1,0 +1,16 @@
+import BraidConfig
+import BraidCore
+import BraidWorker
+
+extension BraidConfiguration {
+    /// The request worker's settings from the `worker` section.
+    public var workerConfiguration: PrecomputeWorker.Configuration {
+        PrecomputeWorker.Configuration(
+            concurrency: worker.concurrency,
+            ordering: worker.ordering == .key ? .key : .partition,
+            readAhead: worker.readAhead,
+            retry: RetryPolicy(maxAttempts: worker.maxAttempts, initialBackoff: .milliseconds(worker.retryBackoffMs)),
+            pauseAfterFailures: worker.pauseAfterFailures,
+            probe: Backoff(initial: .milliseconds(worker.probeBackoffMs), maximum: .milliseconds(worker.probeMaxBackoffMs)))
+    }
+}

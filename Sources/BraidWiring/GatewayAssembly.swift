@@ -1,0 +1,88 @@
+import BraidConfig
+import BraidCore
+import BraidGateway
+import BraidKafka
+import BraidPrecompute
+import BraidRedis
+import BraidSources
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// The gateway assembled from configuration: its clients, services and routes.
+///
+/// Run ``clients`` and ``application(logger:onServerRunning:)`` in one `ServiceGroup`, clients
+/// first (the group shuts down in reverse: the HTTP server drains first, then Redis, then the
+/// producer flushes), and call ``shutdown()`` after the group has returned.
+public struct GatewayAssembly: Sendable {
+    public let routes: GatewayRoutes
+    public let redis: RedisClient
+    public let producer: KafkaProducer
+    public let source: any SearchSource
+    /// Component contents: banners from `campaigns`, the rest from the corpus.
+    public let provider: FeedComponentProvider
+    let corpus: SQLiteComponentProvider
+    let configuration: BraidConfiguration
+
+    public init(configuration: BraidConfiguration, logger: Logger = Logger(label: "braid.gateway")) throws {
+        self.configuration = configuration
+        let redis = RedisClient(configuration: try configuration.redis.clientConfiguration())
+        let keys = configuration.redis.cacheKeys
+        let store = PrecomputeStore(redis: redis, keys: keys)
+        let source = SearchSourceFactory.make(configuration.search)
+        let corpus = SQLiteComponentProvider(path: configuration.search.sqlitePath)
+        let provider = FeedComponentProvider(campaigns: configuration.campaigns, corpus: corpus)
+        let producer = try KafkaProducer(configuration: configuration.kafka.producer(clientID: "braid-gateway"))
+        let requests = DeduplicatingPublisher(
+            publisher: RequestPublisher(producer: producer, topic: configuration.kafka.requestsTopic), redis: redis, keys: keys)
+        let gateway = configuration.gateway
+        let codec = CursorCodec(key: Array(gateway.cursorKey.utf8))
+        let impressions = ImpressionCodec(key: Array(gateway.cursorKey.utf8))
+        let liveTimeout = Duration.milliseconds(gateway.liveTimeoutMs)
+        let search = SearchService(
+            arms: try configuration.armSelector(),
+            snapshots: SnapshotReader(
+                store: store, nearCacheBytes: gateway.nearCacheBytes, pointerTTL: .milliseconds(gateway.pointerCacheMs)),
+            misses: SnapshotMisses(
+                materializer: RankingMaterializer(store: store, source: source, rankings: configuration.materializedRankings),
+                requests: requests, logger: logger),
+            source: source, codec: codec, impressions: impressions, cursorTTLSeconds: gateway.cursorTtlSeconds,
+            liveTimeout: liveTimeout, logger: logger)
+        let components = ComponentService(
+            feeds: configuration.feeds, store: store, provider: provider, search: search, requests: requests, codec: codec,
+            cursorTTLSeconds: gateway.cursorTtlSeconds, storedItems: configuration.worker.componentItems, liveTimeout: liveTimeout,
+            nearCacheBytes: gateway.nearCacheBytes, logger: logger)
+        let events = EventService(
+            codec: impressions, producer: producer, topic: configuration.kafka.eventsTopic,
+            experiments: ExperimentStore(redis: redis, keys: keys))
+        self.routes = GatewayRoutes(
+            search: search, components: components, events: events, readiness: Readiness(redis: redis, source: source),
+            defaultPerPage: gateway.defaultPerPage, batchTimeout: .milliseconds(gateway.batchTimeoutMs))
+        self.redis = redis
+        self.producer = producer
+        self.source = source
+        self.provider = provider
+        self.corpus = corpus
+    }
+
+    /// The HTTP server on `gateway.host:gateway.port` (port 0: any free port, reported to
+    /// `onServerRunning`).
+    public func application(
+        logger: Logger = Logger(label: "braid.gateway.http"), onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        Application(
+            router: routes.router(),
+            configuration: .init(address: .hostname(configuration.gateway.host, port: configuration.gateway.port), serverName: "braid"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+
+    /// Clients the routes need running, in start order.
+    public var clients: [any Service] { [producer, redis] }
+
+    /// Closes the live backends after the services have stopped.
+    public func shutdown() async {
+        try? await source.shutdown()
+        try? await corpus.shutdown()
+    }
+}

@@ -1,0 +1,24 @@
+import AsyncHTTPClient
+import BraidConfig
+import BraidSources
+import Logging
+import NIOCore
+
+/// Builds the live source that `search.source` names.
+public enum SearchSourceFactory {
+    public static func make(
+        _ section: BraidConfiguration.SearchSection, client: HTTPClient = .shared,
+        logger: Logger = Logger(label: "braid.search")
+    ) -> any SearchSource {
+        let timeout = TimeAmount.milliseconds(Int64(max(section.timeoutMs, 1)))
+        switch section.source {
+        case .sqlite:
+            return SQLiteSearchSource(path: section.sqlitePath, logger: logger)
+        case .elasticsearch:
+            return ElasticsearchSource(
+                baseURL: section.elasticsearchUrl, index: section.elasticsearchIndex, timeout: timeout, client: client)
+        case .http:
+            return HTTPRankingSource(url: section.httpUrl, timeout: timeout, client: client)
+        }
+    }
+}

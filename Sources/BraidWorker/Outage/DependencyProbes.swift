@@ -1,0 +1,31 @@
+import BraidRedis
+import BraidSources
+
+/// Cheap requests that tell whether a dependency answers at all, for telling an outage
+/// from a failing request.
+enum DependencyProbes {
+    /// An empty ranking query. Any answer counts, also a refusal (4xx): the service is up.
+    /// No answer, a timeout or a server error (5xx) means it is down.
+    static func searchSource(_ source: any SearchSource) async -> Bool {
+        do {
+            _ = try await source.search(SearchRequest(query: "braid probe", size: 0))
+            return true
+        } catch let error as SearchSourceError {
+            if error.isRetriable { return false }
+            if error.code == .badResponse { return (error.status ?? 500) < 500 }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// PING.
+    static func redis(_ redis: RedisClient) async -> Bool {
+        do {
+            try await redis.ping()
+            return true
+        } catch {
+            return false
+        }
+    }
+}

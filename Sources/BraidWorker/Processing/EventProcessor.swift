@@ -1,0 +1,32 @@
+import BraidCore
+import BraidPrecompute
+import Foundation
+
+/// Processes one message of `braid.events`: decode, then credit.
+public struct EventProcessor: MessageProcessor {
+    public let store: ExperimentStore
+
+    public init(store: ExperimentStore) {
+        self.store = store
+    }
+
+    public func process(_ value: [UInt8]) async throws(ProcessingFailure) -> (kind: String, outcome: MaterializeOutcome) {
+        let event: ExperimentEvent
+        do {
+            event = try ExperimentEvent.decode(Data(value))
+        } catch {
+            throw .permanent("invalid event: \(error.reason)")
+        }
+        do {
+            let changed = try await store.record(event)
+            return (event.type.rawValue, changed ? .written(documents: 1) : .stale)
+        } catch {
+            throw ProcessingFailure.classify(error)
+        }
+    }
+
+    /// Redis (PING), the only dependency of event credit.
+    public func probe(_ dependency: ProcessingFailure.Dependency) async -> Bool? {
+        dependency == .redis ? await DependencyProbes.redis(store.redis) : nil
+    }
+}

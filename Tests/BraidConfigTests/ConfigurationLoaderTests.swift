@@ -1,0 +1,272 @@
+import BraidConfig
+import BraidCore
+import Foundation
+import Testing
+
+@Suite("configuration loading")
+struct ConfigurationLoaderTests {
+    func write(_ text: String, ext: String = "yaml") throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("braid-\(UUID().uuidString).\(ext)").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func defaultsWithoutFileOrEnvironment() throws {
+        let configuration = try ConfigurationLoader.load(file: nil, environment: [:])
+        #expect(configuration == BraidConfiguration())
+        #expect(configuration.redis.url == "redis://127.0.0.1:6379")
+        #expect(configuration.rankings["featured"]?.profile == .popularityBoosted)
+        #expect(configuration.worker.ordering == .key)
+    }
+
+    @Test func yamlFileOverridesDefaultsAndKeepsTheRest() throws {
+        let path = try write("""
+            redis:
+              url: redis://cache:6380/2
+            kafka:
+              properties:
+                security.protocol: SASL_SSL
+            rankings:
+              editors:
+                profile: relevance
+                size: 10
+                ttl_seconds: 60
+                refresh_after_seconds: 30
+                grace_seconds: 120
+            interleaving:
+              max_docs: 12
+            """)
+        let configuration = try ConfigurationLoader.load(file: path, environment: [:])
+        #expect(configuration.redis.url == "redis://cache:6380/2")
+        #expect(configuration.redis.poolSize == 4)
+        #expect(configuration.kafka.properties == ["security.protocol": "SASL_SSL"])
+        #expect(configuration.rankings["editors"]?.size == 10)
+        #expect(configuration.rankings["featured"] != nil)
+        #expect(configuration.interleaving.maxDocs == 12)
+    }
+
+    @Test func jsonFileIsAccepted() throws {
+        let path = try write(#"{"gateway": {"port": 9000}}"#, ext: "json")
+        #expect(try ConfigurationLoader.load(file: path, environment: [:]).gateway.port == 9000)
+    }
+
+    @Test func environmentOverridesFile() throws {
+        let path = try write("gateway:\n  port: 9000\n")
+        let configuration = try ConfigurationLoader.load(
+            file: path,
+            environment: ["BRAID_GATEWAY_PORT": "9100", "BRAID_KAFKA_BROKERS": "k1:9092,k2:9092", "BRAID_GATEWAY_CURSOR_KEY": "12345"])
+        #expect(configuration.gateway.port == 9100)
+        #expect(configuration.kafka.brokers == "k1:9092,k2:9092")
+        #expect(configuration.gateway.cursorKey == "12345")
+    }
+
+    @Test func unknownKeyIsAnErrorNamingIt() throws {
+        let path = try write("redis:\n  comand_timeout_ms: 5\n")
+        #expect(throws: ConfigurationError(message: "unknown configuration key 'redis.comand_timeout_ms'")) {
+            try ConfigurationLoader.load(file: path, environment: [:])
+        }
+    }
+
+    @Test func badValuesAreErrorsNamingTheKey() throws {
+        let path = try write("gateway:\n  port: eighty\n")
+        let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: path, environment: [:]) }
+        #expect(error?.message.contains("gateway.port") == true)
+        let envError = #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader.load(file: nil, environment: ["BRAID_REDIS_POOL_SIZE": "many"])
+        }
+        #expect(envError?.message.contains("BRAID_REDIS_POOL_SIZE") == true)
+    }
+
+    @Test(arguments: [
+        ("search:\n  source: solr\n", "search.source: must be one of sqlite, elasticsearch, http, not 'solr'"),
+        ("rankings:\n  x: {profile: best}\n", "rankings.x.profile: must be one of relevance, popularity_boosted, newest, not 'best'"),
+        ("interleaving:\n  mode: draft\n", "interleaving.mode: must be one of pattern, team_draft, not 'draft'"),
+        ("interleaving:\n  miss_policy: later\n", "interleaving.miss_policy: must be one of inline, async, not 'later'"),
+        ("interleaving:\n  arms: [{name: a, weight: 100, mode: coin}]\n", "interleaving.arms.0.mode: must be one of pattern, team_draft, not 'coin'"),
+        ("logging:\n  level: loud\n", "logging.level: must be one of trace, debug, info, notice, warning, error, critical, not 'loud'"),
+        ("worker:\n  ordering: fifo\n", "worker.ordering: must be one of key, partition, not 'fifo'"),
+        ("feeds:\n  f:\n    components: {c: {type: banners, title: T}}\n    variants: []\n", "feeds.f.components.c.type: must be one of"),
+        ("feeds:\n  f:\n    components: {c: {type: carousel, title: T, scope: team}}\n    variants: []\n", "feeds.f.components.c.scope: must be one of user, segment, category, not 'team'"),
+        ("feeds:\n  f:\n    components: {c: {type: carousel, title: T, style: wheel}}\n    variants: []\n", "feeds.f.components.c.style: must be one of"),
+    ])
+    func aValueOutsideItsSetIsALoadErrorNamingKeyValueAndAllowedValues(yaml: String, expected: String) throws {
+        let path = try write(yaml)
+        let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: path, environment: [:]) }
+        #expect(error?.message.contains(expected) == true, "\(String(describing: error))")
+    }
+
+    @Test func anEnvironmentValueOutsideItsSetIsALoadErrorToo() throws {
+        let error = #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader.load(file: nil, environment: ["BRAID_INTERLEAVING_MISS_POLICY": "sometimes"])
+        }
+        #expect(error?.message.contains("interleaving.miss_policy: must be one of inline, async, not 'sometimes'") == true, "\(String(describing: error))")
+        let typed = try ConfigurationLoader.load(file: nil, environment: ["BRAID_SEARCH_SOURCE": "http", "BRAID_LOGGING_LEVEL": "debug"])
+        #expect(typed.search.source == .http)
+        #expect(typed.logging.level == .debug)
+    }
+
+    @Test func missingOrMalformedFileIsAnError() throws {
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: "/nonexistent/braid.yaml", environment: [:]) }
+        let path = try write("redis: [unclosed\n")
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: path, environment: [:]) }
+        let list = try write("- a\n- b\n")
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: list, environment: [:]) }
+    }
+}
+
+@Suite("configuration of feeds")
+struct FeedConfigurationTests {
+    @Test func defaultFeedsHaveVariantsCoveringAllUsersAndKnownComponents() throws {
+        let configuration = try ConfigurationLoader.load(file: nil, environment: [:])
+        #expect(Set(configuration.feeds.keys) == ["home", "profile"])
+        for (name, feed) in configuration.feeds {
+            #expect(feed.variants.map(\.weight).reduce(0, +) == 100, "\(name)")
+            for variant in feed.variants {
+                for id in variant.components { #expect(feed.components[id] != nil, "\(name).\(variant.name): \(id)") }
+            }
+        }
+    }
+
+    @Test func aFeedDefinedInTheFileReplacesTheDefaultWhole() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("braid-\(UUID().uuidString).yaml").path
+        try """
+            feeds:
+              home:
+                components:
+                  only:
+                    type: new_arrivals
+                    title: Only
+                    style: grid
+                    orthogonal_scroll: false
+                    width: 100
+                    height: 100
+                    page_size: 5
+                    scope: segment
+                    ttl_seconds: 600
+                variants:
+                  - name: all
+                    weight: 100
+                    components: [only]
+                    prefetch: 1
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let configuration = try ConfigurationLoader.load(file: path, environment: [:])
+        #expect(configuration.feeds["home"]?.components.keys.sorted() == ["only"])
+        #expect(configuration.feeds["profile"] != nil)
+    }
+
+    @Test func mapEntriesInTheFileNeedOnlyTheirRequiredKeys() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("braid-\(UUID().uuidString).yaml").path
+        try """
+            rankings:
+              short: {profile: newest}
+            feeds:
+              home:
+                components:
+                  only: {type: new_arrivals, title: Only}
+                variants:
+                  - {name: all, weight: 100, components: [only]}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let configuration = try ConfigurationLoader.load(file: path, environment: [:])
+        try configuration.validate()
+        let component = try #require(configuration.feeds["home"]?.components["only"])
+        #expect(component == FeedComponent(type: .newArrivals, title: "Only"))
+        #expect(configuration.feeds["home"]?.variants.first?.prefetch == 2)
+        #expect(configuration.rankings["short"] == BraidConfiguration.RankingSection(profile: .newest))
+    }
+}
+
+@Suite("configuration of component kinds and campaigns")
+struct ComponentKindConfigurationTests {
+    @Test func newKeysLoadFromAFileWithDefaultsForWhatIsLeftOut() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("braid-\(UUID().uuidString).yaml").path
+        try """
+            feeds:
+              home:
+                components:
+                  picks: {type: carousel, title: Picks, style: carousel, scope: segment, carousel: {auto_advance_interval_ms: 4000, wrap: false}}
+                  promo: {type: banner, title: Promo, style: banner, scope: segment, segment: vip}
+                  list: {type: interleaved_recipes, title: More, style: vertical_list, scope: segment, query: curry}
+                variants:
+                  - {name: all, weight: 100, components: [picks, promo, list]}
+            campaigns:
+              - {id: vip-week, title: VIP week, image_url: /v.jpg, link_url: /vip, starts_at: "2027-01-01T00:00:00Z", ends_at: "2027-01-08T00:00:00+09:00", segment: vip}
+              - {id: all-year, title: All year, image_url: /a.jpg, link_url: /a, starts_at: "2027-01-01T00:00:00Z", ends_at: "2028-01-01T00:00:00Z"}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let configuration = try ConfigurationLoader.load(file: path, environment: [:])
+        try configuration.validate()
+        let home = try #require(configuration.feeds["home"])
+        #expect(home.components["picks"]?.carousel == CarouselOptions(autoAdvanceIntervalMs: 4_000, wrap: false))
+        #expect(home.components["promo"]?.scope(user: "u1") == ComponentScope(segment: "vip"))
+        #expect(home.components["list"]?.query == "curry")
+        #expect(home.components["list"]?.ranking == nil)
+        #expect(configuration.campaigns.map(\.id) == ["vip-week", "all-year"])
+        #expect(configuration.campaigns[0].endsAt == Date(timeIntervalSince1970: 1_798_761_600 + 7 * 86_400 - 9 * 3_600))
+        #expect(configuration.campaigns[1].segment == "all")
+    }
+
+    @Test func aCampaignTimeThatIsNotRFC3339IsALoadErrorNamingTheKey() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("braid-\(UUID().uuidString).yaml").path
+        try """
+            campaigns:
+              - {id: x, title: X, image_url: /x.jpg, link_url: /x, starts_at: tomorrow, ends_at: "2027-01-08T00:00:00Z"}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: path, environment: [:]) }
+        #expect(error?.message.contains("starts_at") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("RFC 3339") == true, "\(String(describing: error))")
+    }
+}
+
+@Suite("configuration validation")
+struct ConfigurationValidationTests {
+    @Test func defaultsAreValid() throws {
+        try BraidConfiguration().validate()
+    }
+
+    @Test(arguments: [
+        ("interleaving.pattern must use only A and B", { @Sendable (c: inout BraidConfiguration) in c.interleaving.pattern = "AAA" }),
+        ("interleaving.ranking names 'nope'", { @Sendable (c: inout BraidConfiguration) in c.interleaving.ranking = "nope" }),
+        ("feeds.home.variants: weights must sum to 100", { @Sendable (c: inout BraidConfiguration) in c.feeds["home"]?.variants[0].weight = 10 }),
+        ("feeds.home.variants.control lists 'ghost'", { @Sendable (c: inout BraidConfiguration) in c.feeds["home"]?.variants[0].components.append("ghost") }),
+        ("rankings.Bad Name", { @Sendable (c: inout BraidConfiguration) in c.rankings["Bad Name"] = .init(profile: .relevance) }),
+        ("redis.pool_size", { @Sendable (c: inout BraidConfiguration) in c.redis.poolSize = 0 }),
+        ("worker.read_ahead must be at least worker.concurrency", { @Sendable (c: inout BraidConfiguration) in c.worker.readAhead = 4 }),
+        ("worker.read_ahead_per_partition", { @Sendable (c: inout BraidConfiguration) in c.worker.readAheadPerPartition = 1 }),
+        ("worker.pause_after_failures", { @Sendable (c: inout BraidConfiguration) in c.worker.pauseAfterFailures = -1 }),
+        ("worker.probe_max_backoff_ms", { @Sendable (c: inout BraidConfiguration) in c.worker.probeMaxBackoffMs = 10 }),
+        ("feeds.home.components.carousel.carousel.auto_advance_interval_ms", { @Sendable (c: inout BraidConfiguration) in
+            c.feeds["home"]?.components["carousel"]?.carousel?.autoAdvanceIntervalMs = 10 }),
+        ("feeds.home.components.carousel.carousel.transition_ms must be shorter", { @Sendable (c: inout BraidConfiguration) in
+            c.feeds["home"]?.components["carousel"]?.carousel?.transitionMs = 6_000 }),
+        ("feeds.home.components.recommended.carousel is only for style carousel", { @Sendable (c: inout BraidConfiguration) in
+            c.feeds["home"]?.components["recommended"]?.carousel = CarouselOptions() }),
+        ("feeds.profile.components.tabs.tabs lists 'header' of type profile_header", { @Sendable (c: inout BraidConfiguration) in
+            c.feeds["profile"]?.components["tabs"]?.tabs = ["recipes", "header"] }),
+        ("feeds.profile.components.tabs.tabs lists 'ghost'", { @Sendable (c: inout BraidConfiguration) in
+            c.feeds["profile"]?.components["tabs"]?.tabs = ["ghost"] }),
+        ("feeds.profile.components.tabs.tabs must list", { @Sendable (c: inout BraidConfiguration) in c.feeds["profile"]?.components["tabs"]?.tabs = nil }),
+        ("feeds.profile.components.recipes.tabs is only for profile_tabs", { @Sendable (c: inout BraidConfiguration) in
+            c.feeds["profile"]?.components["recipes"]?.tabs = ["cooksnaps"] }),
+        ("feeds.home.components.more.query is required", { @Sendable (c: inout BraidConfiguration) in c.feeds["home"]?.components["more"]?.query = " " }),
+        ("feeds.home.components.more.ranking names 'nope'", { @Sendable (c: inout BraidConfiguration) in c.feeds["home"]?.components["more"]?.ranking = "nope" }),
+        ("feeds.home: at most one interleaved_recipes", { @Sendable (c: inout BraidConfiguration) in
+            let more = c.feeds["home"]?.components["more"]
+            c.feeds["home"]?.components["more2"] = more }),
+        ("feeds.home.components.recommended: query and ranking are only for interleaved_recipes", { @Sendable (c: inout BraidConfiguration) in
+            c.feeds["home"]?.components["recommended"]?.query = "x" }),
+        ("feeds.home.components.banner.scope must be segment", { @Sendable (c: inout BraidConfiguration) in c.feeds["home"]?.components["banner"]?.scope = .user }),
+        ("feeds.home.components.my-week.scope must be user", { @Sendable (c: inout BraidConfiguration) in c.feeds["home"]?.components["my-week"]?.scope = .segment }),
+        ("feeds.home.components.recommended.segment is only for scope segment", { @Sendable (c: inout BraidConfiguration) in
+            c.feeds["home"]?.components["recommended"]?.segment = "vip" }),
+        ("feeds.home.components.banner.segment must be", { @Sendable (c: inout BraidConfiguration) in c.feeds["home"]?.components["banner"]?.segment = "VIP users" }),
+        ("campaigns[0]: starts_at must be before ends_at", { @Sendable (c: inout BraidConfiguration) in c.campaigns[0].endsAt = c.campaigns[0].startsAt }),
+        ("campaigns[1].id 'welcome' is used twice", { @Sendable (c: inout BraidConfiguration) in c.campaigns[1].id = "welcome" }),
+        ("campaigns[0].image_url", { @Sendable (c: inout BraidConfiguration) in c.campaigns[0].imageUrl = "" }),
+        ("campaigns[2].segment", { @Sendable (c: inout BraidConfiguration) in c.campaigns[2].segment = "New Users" }),
+    ] as [(String, @Sendable (inout BraidConfiguration) -> Void)])
+    func invalidConfigurationsNameTheKey(expected: String, breakIt: @Sendable (inout BraidConfiguration) -> Void) {
+        var configuration = BraidConfiguration()
+        breakIt(&configuration)
+        let error = #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        #expect(error?.message.contains(expected) == true, "\(String(describing: error))")
+    }
+}

@@ -1,0 +1,211 @@
+@testable import BraidConfig
+import Foundation
+import Testing
+import Yams
+
+/// Kubernetes manifests: they parse, probe real routes on the configured ports, scale within the
+/// partition count, and find every credential they read.
+@Suite("Kubernetes manifests")
+struct KubernetesManifestTests {
+    @Test func everyManifestParsesAndNamesItsKind() throws {
+        let manifests = try Deploy.manifests()
+        let files = Set(manifests.map(\.file))
+        #expect(files.count == (try Deploy.kubernetesFiles().count), "a file without any document")
+        for manifest in manifests {
+            #expect(manifest.string("apiVersion") != nil, "\(manifest)")
+            #expect(!manifest.kind.isEmpty && !manifest.name.isEmpty, "\(manifest)")
+            if manifest.kind != "Namespace" { #expect(manifest.string("metadata", "namespace") == "braid", "\(manifest)") }
+        }
+        for kind in ["Namespace", "ConfigMap", "Secret", "Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "ScaledObject", "TriggerAuthentication"] {
+            #expect(manifests.contains { $0.kind == kind }, "no \(kind)")
+        }
+    }
+
+    @Test func gatewayProbesRealRoutesOnTheConfiguredPort() throws {
+        let manifests = try Deploy.manifests()
+        let deployment = try manifests.one("Deployment", "braid-gateway")
+        let container = try deployment.container("gateway")
+        let configuration = try Deploy.configuration(of: deployment, container: container, in: manifests)
+        try configuration.validate()
+
+        #expect(container.command.contains("gateway"))
+        #expect(configuration.gateway.host == "0.0.0.0", "a pod must listen beyond loopback")
+        #expect(container.containerPorts.values.contains(configuration.gateway.port))
+        let readiness = try #require(container.probe("readinessProbe"))
+        let liveness = try #require(container.probe("livenessProbe"))
+        #expect(readiness.path == "/readyz")
+        #expect(liveness.path == "/healthz")
+        for probe in [readiness, liveness] + [container.probe("startupProbe")].compactMap({ $0 }) {
+            #expect(container.resolve(probe.port) == configuration.gateway.port, "\(probe)")
+            #expect(Deploy.gatewayRoutes.contains(probe.path), "\(probe.path) is not a gateway route")
+        }
+        #expect(Int(deployment.string("spec", "template", "metadata", "annotations", "prometheus.io/port") ?? "") == configuration.gateway.port)
+    }
+
+    @Test func workerProbesHealthOnTheMetricsPort() throws {
+        let manifests = try Deploy.manifests()
+        let deployment = try manifests.one("Deployment", "braid-worker")
+        let container = try deployment.container("worker")
+        let configuration = try Deploy.configuration(of: deployment, container: container, in: manifests)
+        try configuration.validate()
+
+        #expect(container.command.contains("worker"))
+        #expect(configuration.worker.metricsHost == "0.0.0.0", "metrics must be reachable from outside the pod")
+        #expect(container.containerPorts.values.contains(configuration.worker.metricsPort))
+        let liveness = try #require(container.probe("livenessProbe"))
+        #expect(liveness.path == "/healthz")
+        for probe in [liveness] + [container.probe("readinessProbe"), container.probe("startupProbe")].compactMap({ $0 }) {
+            #expect(probe.path == "/healthz", "the worker serves only /metrics and /healthz")
+            #expect(container.resolve(probe.port) == configuration.worker.metricsPort, "\(probe)")
+        }
+        #expect(Int(deployment.string("spec", "template", "metadata", "annotations", "prometheus.io/port") ?? "") == configuration.worker.metricsPort)
+    }
+
+    @Test func serviceTargetsTheGatewayContainerPort() throws {
+        let manifests = try Deploy.manifests()
+        let service = try manifests.one("Service", "braid-gateway")
+        let deployment = try manifests.one("Deployment", "braid-gateway")
+        let container = try deployment.container("gateway")
+        let selector = try #require(service.map("spec", "selector") as? [String: String])
+        #expect(!selector.isEmpty && selector.isSubset(of: deployment.podLabels), "the Service selects no gateway pod")
+        let ports = Yaml.list(service.value("spec", "ports"))
+        #expect(!ports.isEmpty)
+        for port in ports {
+            let target = Yaml.value(port, "targetPort") ?? Yaml.value(port, "port")
+            #expect(container.resolve(target).map { container.containerPorts.values.contains($0) } == true, "targetPort \(String(describing: target))")
+        }
+    }
+
+    @Test func autoscalersTargetTheRightDeployments() throws {
+        let manifests = try Deploy.manifests()
+        let hpa = try manifests.one("HorizontalPodAutoscaler", "braid-gateway")
+        #expect(hpa.string("spec", "scaleTargetRef", "kind") == "Deployment")
+        #expect(hpa.string("spec", "scaleTargetRef", "name") == "braid-gateway")
+        #expect((hpa.int("spec", "minReplicas") ?? 1) <= (hpa.int("spec", "maxReplicas") ?? 0))
+        #expect(try manifests.one("Deployment", "braid-gateway").value("spec", "replicas") == nil, "the HPA owns replicas")
+
+        let scaled = try manifests.one("ScaledObject", "braid-worker")
+        #expect(scaled.string("spec", "scaleTargetRef", "name") == "braid-worker")
+        #expect((scaled.string("spec", "scaleTargetRef", "kind") ?? "Deployment") == "Deployment")
+        #expect(try manifests.one("Deployment", "braid-worker").value("spec", "replicas") == nil, "KEDA owns replicas")
+    }
+
+    @Test func workersNeverOutnumberPartitions() throws {
+        let manifests = try Deploy.manifests()
+        let annotated = manifests.compactMap { $0.string("metadata", "annotations", "braid.dev/partitions").flatMap(Int.init) }
+        #expect(annotated.count == 1, "state the partition count once, as the braid.dev/partitions annotation")
+        let partitions = try #require(annotated.first)
+        let scaled = try manifests.one("ScaledObject", "braid-worker")
+        let maximum = try #require(scaled.int("spec", "maxReplicaCount"))
+        let minimum = scaled.int("spec", "minReplicaCount") ?? 0
+        #expect(minimum <= maximum)
+        #expect(maximum <= partitions, "maxReplicaCount \(maximum) > \(partitions) partitions: the extra workers would sit idle")
+    }
+
+    @Test func kafkaScalerWatchesTheWorkersGroupAndTopic() throws {
+        let manifests = try Deploy.manifests()
+        let deployment = try manifests.one("Deployment", "braid-worker")
+        let configuration = try Deploy.configuration(of: deployment, container: try deployment.container("worker"), in: manifests)
+        let scaled = try manifests.one("ScaledObject", "braid-worker")
+        let triggers = Yaml.list(scaled.value("spec", "triggers"))
+        #expect(triggers.count == 1)
+        let trigger = try #require(triggers.first)
+        #expect(Yaml.string(Yaml.value(trigger, "type")) == "kafka")
+        #expect(Yaml.string(Yaml.value(trigger, "metadata", "consumerGroup")) == configuration.kafka.consumerGroup)
+        #expect(Yaml.string(Yaml.value(trigger, "metadata", "topic")) == configuration.kafka.requestsTopic)
+        #expect(Yaml.string(Yaml.value(trigger, "metadata", "bootstrapServers")) == configuration.kafka.brokers)
+        #expect(Int(Yaml.string(Yaml.value(trigger, "metadata", "lagThreshold")) ?? "") ?? 0 > 0)
+        #expect(configuration.kafka.consumerGroup == "braid-workers")
+        #expect(configuration.kafka.requestsTopic == "braid.requests")
+
+        let authName = try #require(Yaml.string(Yaml.value(trigger, "authenticationRef", "name")))
+        let auth = try manifests.one("TriggerAuthentication", authName)
+        let parameters = Set(Yaml.list(auth.value("spec", "secretTargetRef")).compactMap { Yaml.string(Yaml.value($0, "parameter")) })
+        let protocol_ = configuration.kafka.properties["security.protocol"] ?? "PLAINTEXT"
+        if protocol_.hasPrefix("SASL") { #expect(parameters.isSuperset(of: ["sasl", "username", "password"]), "\(parameters)") }
+        if protocol_.hasSuffix("SSL") { #expect(parameters.contains("tls"), "\(parameters)") }
+    }
+
+    @Test func disruptionBudgetsSelectExistingDeployments() throws {
+        let manifests = try Deploy.manifests()
+        let budgets = manifests.filter { $0.kind == "PodDisruptionBudget" }
+        let deployments = manifests.filter { $0.kind == "Deployment" }
+        #expect(budgets.count == deployments.count, "one PodDisruptionBudget per Deployment")
+        for budget in budgets {
+            let selector = try #require(budget.map("spec", "selector", "matchLabels") as? [String: String], "\(budget)")
+            #expect(!selector.isEmpty)
+            #expect(deployments.contains { selector.isSubset(of: $0.podLabels) }, "\(budget) selects no Deployment's pods")
+            #expect((budget.value("spec", "maxUnavailable") == nil) != (budget.value("spec", "minAvailable") == nil))
+        }
+        for deployment in deployments {
+            let selector = try #require(deployment.map("spec", "selector", "matchLabels") as? [String: String])
+            #expect(selector.isSubset(of: deployment.podLabels), "\(deployment) selector does not match its template")
+        }
+    }
+
+    @Test func everyReferencedSecretAndConfigMapKeyExists() throws {
+        let manifests = try Deploy.manifests()
+        var references: [(kind: String, name: String, key: String?, from: String)] = []
+        for deployment in manifests where deployment.kind == "Deployment" {
+            let spec = deployment.value("spec", "template", "spec")
+            for container in Yaml.list(Yaml.value(spec, "containers")) + Yaml.list(Yaml.value(spec, "initContainers")) {
+                for env in Yaml.list(Yaml.value(container, "env")) {
+                    if let name = Yaml.string(Yaml.value(env, "valueFrom", "secretKeyRef", "name")) {
+                        references.append(("Secret", name, Yaml.string(Yaml.value(env, "valueFrom", "secretKeyRef", "key")), deployment.name))
+                    }
+                    if let name = Yaml.string(Yaml.value(env, "valueFrom", "configMapKeyRef", "name")) {
+                        references.append(("ConfigMap", name, Yaml.string(Yaml.value(env, "valueFrom", "configMapKeyRef", "key")), deployment.name))
+                    }
+                }
+                for source in Yaml.list(Yaml.value(container, "envFrom")) {
+                    if let name = Yaml.string(Yaml.value(source, "configMapRef", "name")) { references.append(("ConfigMap", name, nil, deployment.name)) }
+                    if let name = Yaml.string(Yaml.value(source, "secretRef", "name")) { references.append(("Secret", name, nil, deployment.name)) }
+                }
+            }
+            for volume in Yaml.list(Yaml.value(spec, "volumes")) {
+                if let name = Yaml.string(Yaml.value(volume, "secret", "secretName")) { references.append(("Secret", name, nil, deployment.name)) }
+                if let name = Yaml.string(Yaml.value(volume, "configMap", "name")) { references.append(("ConfigMap", name, nil, deployment.name)) }
+            }
+        }
+        for auth in manifests where auth.kind == "TriggerAuthentication" {
+            for ref in Yaml.list(auth.value("spec", "secretTargetRef")) {
+                references.append(("Secret", Yaml.string(Yaml.value(ref, "name")) ?? "", Yaml.string(Yaml.value(ref, "key")), auth.name))
+            }
+        }
+        #expect(references.contains { $0.kind == "Secret" && $0.key != nil })
+        for reference in references {
+            let target = try manifests.one(reference.kind, reference.name)
+            if let key = reference.key {
+                #expect(target.dataKeys.contains(key), "\(reference.from) reads \(reference.kind) \(reference.name) key '\(key)', which it lacks")
+            }
+        }
+
+        // The credentials the task names are in the Secret, not in a ConfigMap.
+        let secret = try manifests.one("Secret", "braid-credentials")
+        for key in ["redis-url", "cursor-key", "kafka-username", "kafka-password", "kafka-properties.yaml"] {
+            #expect(secret.dataKeys.contains(key), "braid-credentials lacks \(key)")
+        }
+        for configMap in manifests where configMap.kind == "ConfigMap" {
+            for (key, value) in configMap.map("data") ?? [:] {
+                let text = Yaml.string(value) ?? ""
+                #expect(!text.contains("sasl.password") && !text.contains("cursor_key:") && !text.contains("redis://"), "\(configMap.name).\(key) holds a credential")
+            }
+        }
+    }
+
+    @Test func podsRenderTheConfigurationTheyAreStartedWith() throws {
+        let manifests = try Deploy.manifests()
+        for deployment in manifests where deployment.kind == "Deployment" {
+            let spec = deployment.value("spec", "template", "spec")
+            let render = Yaml.list(Yaml.value(spec, "initContainers")).first { Yaml.string(Yaml.value($0, "name")) == "render-config" }
+            let script = Yaml.list(Yaml.value(render, "command")).compactMap(Yaml.string).joined(separator: " ")
+            #expect(script.contains("/etc/braid/config/braid.yaml") && script.contains("/etc/braid/secret/kafka-properties.yaml"), "\(deployment)")
+            #expect(script.contains("> /run/braid/braid.yaml"), "\(deployment)")
+            for container in Yaml.list(Yaml.value(spec, "containers")) {
+                let command = Deploy.Container(value: container).command
+                let config = command.firstIndex(of: "--config").map { command[$0 + 1] }
+                #expect(config == "/run/braid/braid.yaml", "\(deployment): \(command)")
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import BraidConfig
+import BraidCore
+import BraidGateway
+import BraidPrecompute
+import BraidSources
+import BraidTestSupport
+import BraidWiring
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+/// Cold pages (the snapshot not in the near-cache): the live query starts at once and the
+/// snapshot is read alongside it, and the page is exactly the one the sequential path (snapshot
+/// first, then the live query without B's documents) gives. Proved with a store and a source
+/// that record when each call starts and ends, not with a stopwatch.
+@Suite("Cold pages", .serialized)
+struct ColdPageTests {
+    /// What happened when, in order of the shared clock.
+    final class Recorder: Sendable {
+        struct Event: Sendable, CustomStringConvertible {
+            var what: String
+            var start: ContinuousClock.Instant
+            var end: ContinuousClock.Instant
+            var description: String { what }
+        }
+
+        private let events = Mutex<[Event]>([])
+
+        func record<T>(_ what: String, delay: Duration, _ body: () async throws -> T) async throws -> T {
+            let start = ContinuousClock.now
+            // Deaf to cancellation, like a network read: the delay always elapses.
+            if delay > .zero { await Self.sleep(delay) }
+            let result = try await body()
+            let end = ContinuousClock.now
+            events.withLock { $0.append(Event(what: what, start: start, end: end)) }
+            return result
+        }
+
+        var all: [Event] { events.withLock { $0 } }
+        func reset() { events.withLock { $0.removeAll() } }
+
+        static func sleep(_ delay: Duration) async {
+            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { continuation.resume() }
+            }
+        }
+    }
+
+    /// The real store on the real Redis, each read delayed and recorded.
+    struct DelayingStore: SnapshotStore {
+        let base: PrecomputeStore
+        let delay: Duration
+        let recorder: Recorder
+
+        func currentVersion(ranking: String, query: String) async throws -> Int64? {
+            try await recorder.record("redis pointer", delay: delay) { try await base.currentVersion(ranking: ranking, query: query) }
+        }
+
+        func storedSnapshot(ranking: String, query: String, version: Int64) async throws -> (snapshot: RankingSnapshot, bytes: Int)? {
+            try await recorder.record("redis snapshot", delay: delay) { try await base.storedSnapshot(ranking: ranking, query: query, version: version) }
+        }
+    }
+
+    /// The real SQLite source, each query delayed and recorded (with what it asked for).
+    struct DelayingSource: SearchSource {
+        let base: any SearchSource
+        let delay: Duration
+        let recorder: Recorder
+
+        func search(_ request: SearchRequest) async throws -> SearchResult {
+            let kind = request.excluding.isEmpty && !request.needsTotal ? "live prefix" : request.size == 0 ? "live count" : "live range"
+            return try await recorder.record("\(kind) \(request.from)+\(request.size)", delay: delay) { try await base.search(request) }
+        }
+    }
+
+    /// A search service over `gateway`'s Redis and corpus with `store`, `source` and caches of
+    /// its own: near-cache and pointer cache off (cold), or on (the sequential path once warm).
+    static func service(_ gateway: GatewayAssembly, store: any SnapshotStore, source: any SearchSource, cold: Bool) -> SearchService {
+        let search = gateway.routes.search
+        return SearchService(
+            arms: search.arms,
+            snapshots: SnapshotReader(store: store, nearCacheBytes: cold ? 0 : 64 << 20, pointerTTL: cold ? .zero : .seconds(3_600)),
+            misses: search.misses, source: source, codec: search.codec, impressions: search.impressions,
+            cursorTTLSeconds: 600, liveTimeout: .seconds(30), logger: Logger(label: "test"))
+    }
+
+    @Test("A cold page starts its live query before the snapshot read ends, and equals the sequential page")
+    func liveQueryStartsBeforeTheSnapshotReadEnds() async throws {
+        let fixture = try await WorkerFixture(documents: 400, users: 20)
+        let configuration = GatewayHarness.configuration(fixture)
+        try await GatewayHarness.with(configuration) { [configuration] _, gateway in
+            let store = PrecomputeStore(redis: gateway.redis, keys: configuration.redis.cacheKeys)
+            let sqlite = SQLiteSearchSource(path: fixture.corpus.path)
+            defer { Task { try? await sqlite.shutdown() } }
+            _ = try await RankingMaterializer(store: store, source: sqlite, rankings: configuration.materializedRankings)
+                .materialize(.init(ranking: "featured", query: "curry"), id: UUID().uuidString, ttlSeconds: nil, requestedAt: Date())
+
+            let recorder = Recorder()
+            let delay = Duration.milliseconds(200)
+            let cold = Self.service(
+                gateway, store: DelayingStore(base: store, delay: delay, recorder: recorder),
+                source: DelayingSource(base: sqlite, delay: delay, recorder: recorder), cold: true)
+            let now = Date()
+            let parameters = SearchParameters(query: "curry", perPage: 10, session: "s1")
+            var page = try await cold.page(parameters, now: now)
+            let events = recorder.all
+            let snapshotRead = events.filter { $0.what.hasPrefix("redis") }
+            let live = events.filter { $0.what.hasPrefix("live") }
+            try #require(snapshotRead.count == 2, "\(events)")
+            let readEnd = try #require(snapshotRead.map(\.end).max())
+            let liveStart = try #require(live.map(\.start).min())
+            #expect(liveStart < readEnd, "the live query started after the snapshot read ended: \(events)")
+            #expect(live.contains { $0.what.hasPrefix("live prefix") }, "\(events)")
+            // The snapshot read (two round trips) and the live query overlapped: the live query
+            // ran while the second round trip was still under way.
+            let firstLive = try #require(live.min { $0.start < $1.start })
+            #expect(firstLive.start < snapshotRead[0].end && firstLive.end > snapshotRead[0].start, "\(events)")
+
+            // The same page the sequential path gives: B read first, then one live query.
+            let warmStore = DelayingStore(base: store, delay: .zero, recorder: Recorder())
+            let sequential = Self.service(gateway, store: warmStore, source: sqlite, cold: false)
+            _ = try await sequential.snapshots.current(ranking: "featured", query: "curry")
+            var expected = try await sequential.page(parameters, now: now)
+            try #require(page.interleaving.snapshot != nil, "not interleaved: \(page)")
+            page.impressionID = nil
+            expected.impressionID = nil
+            #expect(page == expected)
+        }
+    }
+
+    @Test("Over many sessions and their pages, cold pages equal the sequential ones, also when the snapshot outgrows the over-fetch")
+    func coldPagesEqualSequentialPages() async throws {
+        let fixture = try await WorkerFixture(documents: 600, users: 20)
+        let configuration = GatewayHarness.configuration(fixture)
+        try await GatewayHarness.with(configuration) { [configuration] _, gateway in
+            let store = PrecomputeStore(redis: gateway.redis, keys: configuration.redis.cacheKeys)
+            let sqlite = SQLiteSearchSource(path: fixture.corpus.path)
+            defer { Task { try? await sqlite.shutdown() } }
+            let materializer = RankingMaterializer(store: store, source: sqlite, rankings: configuration.materializedRankings)
+            let queries = ["curry", "pasta", "cake", "rice", "soup", "egg", "zzqx nothing"]
+            // The configured size is 50: "rice" and "egg" get snapshots larger than the
+            // over-fetch covers, so their prefixes can come up short.
+            for query in queries {
+                let size = ["rice", "egg"].contains(query) ? 150 : nil
+                _ = try await materializer.materialize(
+                    .init(ranking: "featured", query: query, size: size), id: UUID().uuidString, ttlSeconds: nil, requestedAt: Date())
+            }
+            let recorder = Recorder()
+            let cold = Self.service(
+                gateway, store: DelayingStore(base: store, delay: .zero, recorder: Recorder()),
+                source: DelayingSource(base: sqlite, delay: .zero, recorder: recorder), cold: true)
+            let sequential = Self.service(gateway, store: store, source: sqlite, cold: false)
+            for query in queries { _ = try await sequential.snapshots.current(ranking: "featured", query: query) }
+
+            var generator = SeededGenerator(seed: 11)
+            var pages = 0
+            for index in 0..<120 {
+                let query = queries[index % queries.count]
+                let perPage = [1, 3, 7, 10, 20, 33, 50][Int.random(in: 0..<7, using: &generator)]
+                let session = "c\(Int.random(in: 0..<1_000, using: &generator))"
+                let now = Date()
+                var parameters = SearchParameters(query: query, perPage: perPage, session: session)
+                for _ in 0..<6 {
+                    var coldPage = try await cold.page(parameters, now: now)
+                    var sequentialPage = try await sequential.page(parameters, now: now)
+                    coldPage.impressionID = nil
+                    sequentialPage.impressionID = nil
+                    #expect(coldPage == sequentialPage, "session \(session) \(query) per_page \(perPage) page \(coldPage.page)")
+                    pages += 1
+                    guard let next = coldPage.nextCursor else { break }
+                    parameters.cursor = next
+                }
+            }
+            let events = recorder.all.map(\.what)
+            let prefixes = events.filter { $0.hasPrefix("live prefix") }.count
+            let shortFollowUps = events.filter { $0.hasPrefix("live range") && !$0.hasSuffix("+0") }.count
+            #expect(pages > 300, "only \(pages) pages compared")
+            #expect(prefixes > pages / 2, "only \(prefixes) of \(pages) cold pages took the parallel path")
+            #expect(shortFollowUps > 0, "no page needed the rest after a short over-fetch: \(events.prefix(20))")
+        }
+    }
+}

@@ -1,0 +1,135 @@
+@testable import BraidGateway
+import Synchronization
+import Testing
+
+@Suite("Single flight")
+struct SingleFlightTests {
+    struct Failure: Error, Equatable {}
+
+    final class Counter: Sendable {
+        private let count = Atomic(0)
+        func increment() { count.add(1, ordering: .relaxed) }
+        var value: Int { count.load(ordering: .relaxed) }
+    }
+
+    /// Holds every waiter (however many) until the test opens it; stays open afterwards.
+    final class Gate: Sendable {
+        private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let open = state.withLock { state in
+                    if !state.open { state.waiters.append(continuation) }
+                    return state.open
+                }
+                if open { continuation.resume() }
+            }
+        }
+
+        func open() {
+            let waiters = state.withLock { state in
+                state.open = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    /// Waits (bounded: a broken single flight must fail the test, not hang it) until `count`
+    /// callers have joined the computation under way.
+    static func waitUntilJoined<K, V>(_ flights: SingleFlight<K, V>, _ count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while await flights.joined < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+    }
+
+    @Test func concurrentCallersOfOneKeyShareOneComputationAndItsResult() async throws {
+        let flights = SingleFlight<String, Int>()
+        let runs = Counter()
+        let gate = Gate()
+        let results = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    try await flights.run("curry") {
+                        runs.increment()
+                        await gate.wait()
+                        return index
+                    }
+                }
+            }
+            // Every caller is either the one computing or joined to it before the gate opens.
+            try await Self.waitUntilJoined(flights, 19)
+            gate.open()
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(runs.value == 1)
+        #expect(Set(results).count == 1)
+        #expect(await flights.pendingCount == 0)
+        // Finished: the next call computes again, and another key never waits on this one.
+        #expect(try await flights.run("curry") { 7 } == 7)
+        #expect(try await flights.run("rice") { 8 } == 8)
+    }
+
+    @Test func everyJoinedCallerGetsTheComputationsError() async throws {
+        let flights = SingleFlight<String, Int>()
+        let gate = Gate()
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<5 {
+                group.addTask {
+                    do {
+                        _ = try await flights.run("k") {
+                            await gate.wait()
+                            throw Failure()
+                        }
+                        return false
+                    } catch {
+                        return error is Failure
+                    }
+                }
+            }
+            try? await Self.waitUntilJoined(flights, 4)
+            gate.open()
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(failures == 5)
+    }
+}
+
+@Suite("Deadline")
+struct DeadlineTests {
+    @Test func theResultWhenTheOperationFinishesFirst() async throws {
+        #expect(try await Deadline.run(timeout: .seconds(30)) { 42 } == 42)
+        await #expect(throws: SingleFlightTests.Failure.self) {
+            try await Deadline.run(timeout: .seconds(30)) { throw SingleFlightTests.Failure() }
+        }
+    }
+
+    @Test func theDeadlineDoesNotWaitForAnOperationThatIgnoresCancellation() async throws {
+        // The operation ignores cancellation and finishes only when its gate opens, 5 s on:
+        // the caller must have its answer at the 50 ms deadline, while it still runs.
+        let gate = SingleFlightTests.Gate()
+        let finished = SingleFlightTests.Counter()
+        let opener = Task {
+            try await Task.sleep(for: .seconds(5))
+            gate.open()
+        }
+        defer { opener.cancel() }
+        await #expect(throws: DeadlineExceeded.self) {
+            try await Deadline.run(timeout: .milliseconds(50)) {
+                await gate.wait()
+                finished.increment()
+            }
+        }
+        #expect(finished.value == 0)
+        gate.open()
+    }
+
+    @Test func cancellingTheCallerEndsTheWait() async throws {
+        let gate = SingleFlightTests.Gate()
+        let waiting = Task { try await Deadline.run(timeout: .seconds(10)) { await gate.wait() } }
+        waiting.cancel()
+        // Cancellation, not the deadline 10 s later.
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        gate.open()
+    }
+}
