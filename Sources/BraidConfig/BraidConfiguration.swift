@@ -89,7 +89,9 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var start = 0
         /// Omitted: all of the snapshot.
         public var maxDocs: Int? = nil
-        public var pattern = "AB"
+        /// The repeating cycle of `pattern` mode; nil: `AB`. Refused with `team_draft`, which
+        /// orders each round by a coin instead (see `validate()`).
+        public var pattern: String? = nil
         public var mode = InterleavingConfiguration.Mode.pattern
         /// What a request does when no snapshot exists.
         public var missPolicy = SnapshotMissPolicy.inline

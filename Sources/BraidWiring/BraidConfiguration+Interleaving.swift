@@ -16,7 +16,7 @@ extension BraidConfiguration {
                 configuration = try InterleavingConfiguration(
                     start: armSection.start ?? section.start,
                     maxDocs: armSection.maxDocs ?? section.maxDocs,
-                    pattern: InterleavingConfiguration.parsePattern(armSection.pattern ?? section.pattern),
+                    pattern: InterleavingConfiguration.parsePattern(armSection.pattern ?? section.pattern ?? "AB"),
                     mode: armSection.mode ?? section.mode)
             } catch {
                 throw ConfigurationError(message: "interleaving (arm \(armSection.name)): \(error)")
