@@ -78,4 +78,38 @@ struct EvaluationTests {
             #expect(try await client.json("/v1/experiments/Bad%20Id").status == 400)
         }
     }
+
+    @Test("A click on a slot outside the credit window (A-only slots before start) is published but not credited")
+    func clicksOutsideTheWindowAreNotEvidence() async throws {
+        let fixture = try await WorkerFixture(documents: 300, users: 5)
+        var configuration = GatewayHarness.configuration(fixture)
+        configuration.interleaving.arms = [.init(name: "window-exp", weight: 100, start: 3, mode: .teamDraft)]
+        let worker = try fixture.startWorker("window-worker")
+        defer { worker.signal(SIGTERM) }
+        try await GatewayHarness.with(configuration) { client, _ in
+            let page = try await client.json("/v1/search?q=curry&per_page=10&session=w1")
+            let id = try #require(page["impression_id"] as? String, "a team-draft page without impression_id: \(page.object)")
+            let items = try #require(page["items"] as? [[String: Any]])
+            #expect(items.prefix(3).allSatisfy { $0["team"] as? String == "A" }, "start 3: the first three slots are A's")
+            let b = try #require(items.first { $0["team"] as? String == "B" }?["position"] as? Int)
+            let body = try JSONSerialization.data(withJSONObject: ["events": [
+                ["type": "impression", "impression_id": id],
+                // Position 0 is A's only because A holds the top: not evidence.
+                ["type": "click", "impression_id": id, "position": 0],
+                ["type": "click", "impression_id": id, "position": b],
+            ]])
+            let accepted = try JSONBody(try await client.execute(uri: "/v1/events", method: .post, body: ByteBuffer(bytes: body)))
+            #expect(accepted["accepted"] as? Int == 3, "\(accepted.object)")
+            // One partition per impression, in order: crediting position 0 would make the
+            // impression a tie (one click each) and never a win of B.
+            let deadline = ContinuousClock.now + .seconds(60)
+            var outcome = try await client.json("/v1/experiments/window-exp")
+            while outcome["wins_b"] as? Int != 1 {
+                try #require(ContinuousClock.now < deadline, "B's in-window click did not win the impression: \(outcome.object)")
+                try await Task.sleep(for: .milliseconds(200))
+                outcome = try await client.json("/v1/experiments/window-exp")
+            }
+            #expect(outcome["impressions"] as? Int == 1 && outcome["ties"] as? Int == 0 && outcome["wins_a"] as? Int == 0, "\(outcome.object)")
+        }
+    }
 }

@@ -17,9 +17,12 @@ public struct ExperimentStore: Sendable {
     }
 
     /// Applies one event. Replays change nothing: an impression counts once, a click on a
-    /// position of an impression counts once. Returns whether anything changed.
+    /// position of an impression counts once. Events that are not evidence (outside the
+    /// impression's credit window, ``ExperimentEvent/isCredited``) change nothing either.
+    /// Returns whether anything changed.
     @discardableResult
     public func record(_ event: ExperimentEvent) async throws -> Bool {
+        guard event.isCredited else { return false }
         let experiment = keys.experiment(event.experiment)
         let reply = try await redis.evalsha(
             Self.recordScript,
