@@ -73,6 +73,14 @@ struct EvaluationTests {
             #expect(outcome["wins_a"] as? Int == 1)
             #expect(outcome["wins_b"] as? Int == 1)
             #expect((outcome["p_value"] as? Double).map { abs($0 - 1) < 1e-9 } == true)
+            // Δ = (1 − 1) / 3 with the Bonett–Price interval computed by hand: ±1.96·√(0.8 / 5).
+            let preference = try #require(outcome["preference"] as? [String: Any], "\(outcome.object)")
+            Self.expectPreference(preference, delta: 0, lower: -0.783_986, upper: 0.783_986)
+            #expect(outcome["teams"] as? Int == 2)
+            let pairs = try #require(outcome["pairs"] as? [[String: Any]], "\(outcome.object)")
+            #expect(pairs.count == 1 && pairs[0]["first"] as? Int == 0 && pairs[0]["second"] as? Int == 1, "\(pairs)")
+            #expect(pairs[0]["wins_first"] as? Int == 1 && pairs[0]["wins_second"] as? Int == 1 && pairs[0]["ties"] as? Int == 1, "\(pairs)")
+            Self.expectPreference(try #require(pairs[0]["preference"] as? [String: Any]), delta: 0, lower: -0.783_986, upper: 0.783_986)
             let unknown = try await client.json("/v1/experiments/never-run")
             #expect(unknown["impressions"] as? Int == 0)
             #expect(try await client.json("/v1/experiments/Bad%20Id").status == 400)
@@ -110,6 +118,15 @@ struct EvaluationTests {
                 outcome = try await client.json("/v1/experiments/window-exp")
             }
             #expect(outcome["impressions"] as? Int == 1 && outcome["ties"] as? Int == 0 && outcome["wins_a"] as? Int == 0, "\(outcome.object)")
+            // One win of B in one impression: Δ = 1, interval (by hand) [−0.7335, 1].
+            Self.expectPreference(try #require(outcome["preference"] as? [String: Any]), delta: 1, lower: -0.733_536, upper: 1)
+        }
+    }
+
+    static func expectPreference(_ preference: [String: Any], delta: Double, lower: Double, upper: Double, sourceLocation: SourceLocation = #_sourceLocation) {
+        for (key, expected) in [("delta", delta), ("ci_lower", lower), ("ci_upper", upper)] {
+            let value = preference[key] as? Double
+            #expect(value.map { abs($0 - expected) < 1e-5 } == true, "\(key): \(String(describing: value)), expected \(expected)", sourceLocation: sourceLocation)
         }
     }
 }

@@ -37,11 +37,9 @@ public struct ExperimentStore: Sendable {
     public func outcome(of experiment: String) async throws -> ExperimentOutcome {
         let fields = try await redis.hgetall(keys.experiment(experiment).counters)
         func count(_ name: String) -> Int { fields[name].flatMap { Int(String(buffer: $0)) } ?? 0 }
-        let winsA = count("wins_a")
-        let winsB = count("wins_b")
         return ExperimentOutcome(
-            experiment: experiment, impressions: count("impressions"), winsA: winsA, winsB: winsB, ties: count("ties"),
-            pValue: SignTest.twoSidedPValue(winsA: winsA, winsB: winsB))
+            experiment: experiment, impressions: count("impressions"),
+            ab: PreferenceOutcome(winsA: count("wins_a"), winsB: count("wins_b"), ties: count("ties")))
     }
 
     /// KEYS[1] counters, KEYS[2] impression state, KEYS[3] clicked positions (one hash tag).
@@ -76,8 +74,40 @@ public struct ExperimentStore: Sendable {
         """)
 }
 
-/// `GET /v1/experiments/{id}` (`ExperimentOutcome` in `Schemas/openapi.yaml`).
+/// `GET /v1/experiments/{id}` (`ExperimentOutcome` in `Schemas/openapi.yaml`): wins, ties,
+/// the sign test and the preference Δ with its 95 % interval, for A against B at the top level
+/// and for every pair of teams in `pairs` (the store credits two-team experiments, so today
+/// one pair, (0, 1); a multileave of k + 1 teams has k(k + 1)/2).
 public struct ExperimentOutcome: Sendable, Hashable, Encodable {
+    /// One pair of teams: `first` is A of the pair, `second` B; Δ > 0 means users preferred
+    /// `second`.
+    public struct Pair: Sendable, Hashable, Encodable {
+        public var first: Int
+        public var second: Int
+        public var winsFirst: Int
+        public var winsSecond: Int
+        public var ties: Int
+        public var pValue: Double
+        public var preference: PreferenceEstimate
+
+        public init(_ pair: TeamPair, _ outcome: PreferenceOutcome) {
+            first = pair.first
+            second = pair.second
+            winsFirst = outcome.winsA
+            winsSecond = outcome.winsB
+            ties = outcome.ties
+            pValue = outcome.pValue
+            preference = outcome.preference
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case first, second, ties, preference
+            case winsFirst = "wins_first"
+            case winsSecond = "wins_second"
+            case pValue = "p_value"
+        }
+    }
+
     public var experiment: String
     public var impressions: Int
     public var winsA: Int
@@ -85,9 +115,27 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
     public var ties: Int
     /// Two-sided sign test over wins (ties excluded); 1 with no wins.
     public var pValue: Double
+    /// Δ of B over A with its 95 % interval (``PreferenceEstimate``).
+    public var preference: PreferenceEstimate
+    /// Teams compared: 2 (the live ranking and one cached ranking).
+    public var teams: Int
+    public var pairs: [Pair]
+
+    /// A two-team experiment: A (team 0) against B (team 1).
+    public init(experiment: String, impressions: Int, ab: PreferenceOutcome) {
+        self.experiment = experiment
+        self.impressions = impressions
+        winsA = ab.winsA
+        winsB = ab.winsB
+        ties = ab.ties
+        pValue = ab.pValue
+        preference = ab.preference
+        teams = 2
+        pairs = [Pair(TeamPair(0, 1), ab)]
+    }
 
     enum CodingKeys: String, CodingKey {
-        case experiment, impressions, ties
+        case experiment, impressions, ties, preference, teams, pairs
         case winsA = "wins_a"
         case winsB = "wins_b"
         case pValue = "p_value"
