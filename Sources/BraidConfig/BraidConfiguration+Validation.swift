@@ -141,6 +141,18 @@ extension BraidConfiguration {
             let mode = arm.mode ?? section.mode
             if arm.pattern != nil, mode == .teamDraft { throw fail(Self.patternInTeamDraft("\(path).pattern")) }
             if (arm.maxDocs ?? section.maxDocs) == 0, mode == .teamDraft { throw fail(Self.noDocsInTeamDraft("\(path).max_docs")) }
+            if let multileave = arm.multileave {
+                guard mode == .teamDraft else { throw fail("\(path).multileave: needs mode team_draft (multileaving is team draft only)") }
+                guard arm.ranking == nil else { throw fail("\(path).ranking: not with multileave, which lists the cached rankings itself") }
+                do {
+                    try MultileaveConfiguration.validate(rankings: multileave)
+                } catch {
+                    throw fail("\(path).multileave: \(error)")
+                }
+                for ranking in multileave where rankings[ranking] == nil {
+                    throw fail("\(path).multileave names '\(ranking)', which is not under rankings")
+                }
+            }
             try validateInterleaving(
                 path, ranking: arm.ranking ?? section.ranking, start: arm.start ?? section.start,
                 maxDocs: arm.maxDocs ?? section.maxDocs, pattern: mode == .pattern ? arm.pattern ?? section.pattern : nil)

@@ -28,7 +28,9 @@ extension BraidConfiguration {
                 weight: armSection.weight,
                 arm: InterleavingArm(
                     name: armSection.name, ranking: ranking, configuration: configuration, missPolicy: section.missPolicy,
-                    refreshAfterSeconds: rankingSection.refreshAfterSeconds, enabled: section.enabled, snapshotSize: rankingSection.size)))
+                    refreshAfterSeconds: rankingSection.refreshAfterSeconds, enabled: section.enabled, snapshotSize: rankingSection.size,
+                    multileave: armSection.multileave ?? [],
+                    multileaveRefreshAfterSeconds: rankings.mapValues(\.refreshAfterSeconds))))
         }
         return ArmSelector(arms: arms, refreshAfterSeconds: rankings.mapValues(\.refreshAfterSeconds), snapshotSizes: rankings.mapValues(\.size))
     }

@@ -288,6 +288,16 @@ struct ConfigurationValidationTests {
         ("interleaving:\n  arms: [{name: a, weight: 100, mode: team_draft, max_docs: 0}]\n", "interleaving.arms.a.max_docs: 0 places no document"),
         ("interleaving:\n  arms: [{name: a, weight: 50}, {name: a, weight: 50}]\n", "interleaving.arms: the arm name 'a' is used twice"),
         ("interleaving:\n  arms: [{name: a, weight: 150}, {name: b, weight: -50}]\n", "interleaving.arms: every weight must be 0-100"),
+        ("interleaving:\n  arms: [{name: m, weight: 100, multileave: [featured, fresh]}]\n", "interleaving.arms.m.multileave: needs mode team_draft"),
+        ("interleaving:\n  arms: [{name: m, weight: 100, mode: team_draft, ranking: fresh, multileave: [featured]}]\n",
+         "interleaving.arms.m.ranking: not with multileave"),
+        ("interleaving:\n  arms: [{name: m, weight: 100, mode: team_draft, multileave: [featured, featured]}]\n",
+         "interleaving.arms.m.multileave: the cached ranking 'featured' is listed twice"),
+        ("interleaving:\n  arms: [{name: m, weight: 100, mode: team_draft, multileave: [featured, fresh, featured2, a, b]}]\n",
+         "interleaving.arms.m.multileave: a multileave takes at most 4 cached rankings, not 5"),
+        ("interleaving:\n  arms: [{name: m, weight: 100, mode: team_draft, multileave: []}]\n", "interleaving.arms.m.multileave: a multileave needs at least one"),
+        ("interleaving:\n  arms: [{name: m, weight: 100, mode: team_draft, multileave: [featured, nope]}]\n",
+         "interleaving.arms.m.multileave names 'nope', which is not under rankings"),
     ])
     func meaninglessCombinationsAreRefusedAtLoadNamingTheKey(yaml: String, expected: String) throws {
         let configuration = try ConfigurationLoader.load(file: try write(yaml), environment: [:])
@@ -302,6 +312,7 @@ struct ConfigurationValidationTests {
         "interleaving:\n  pattern: AAB\n  arms: [{name: a, weight: 50, mode: team_draft}, {name: b, weight: 50}]\n",
         "interleaving:\n  mode: team_draft\n  arms: [{name: a, weight: 50}, {name: b, weight: 50, mode: pattern, pattern: AAAB}]\n",
         "interleaving:\n  max_docs: 0\n",
+        "interleaving:\n  arms: [{name: c, weight: 50}, {name: m, weight: 50, mode: team_draft, max_docs: 10, multileave: [featured, fresh]}]\n",
     ])
     func theSameKeysWhereTheyTakeEffectAreAccepted(yaml: String) throws {
         try ConfigurationLoader.load(file: try write(yaml), environment: [:]).validate()

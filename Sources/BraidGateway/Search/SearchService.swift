@@ -57,6 +57,9 @@ public struct SearchService: Sendable {
         let arm = try arms.arm(session: parameters.session, ranking: parameters.ranking)
         let query = QueryNormalizer.normalize(parameters.query)
         let position = try self.position(parameters, arm: arm, query: query, now: now)
+        if !arm.multileave.isEmpty, arm.enabled {
+            return try await multileavePage(parameters, arm: arm, query: query, position: position, now: now)
+        }
         let configuration = arm.configuration
 
         // B known without I/O (near-cache, pointer cache, a live-only session): one exact live
