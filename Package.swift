@@ -269,3 +269,18 @@ let package = Package(
             swiftSettings: strictness),
     ]
 )
+
+// Experiments (issue 16): the sensitivity simulation behind `braid experiment simulate`, pure
+// (BraidCore only) and unit-tested. Appended rather than woven in, so it merges cleanly with
+// the module restructuring; fold it into the lists above when convenient.
+package.targets += [
+    .target(
+        name: "BraidExperiments",
+        dependencies: ["BraidCore"],
+        swiftSettings: strictness),
+    .testTarget(
+        name: "BraidExperimentsTests",
+        dependencies: ["BraidExperiments", "BraidCore"],
+        swiftSettings: strictness),
+]
+package.targets.first { $0.name == "braid" }?.dependencies.append("BraidExperiments")

@@ -34,18 +34,7 @@ extension BraidConfiguration {
         }
         guard (0...60_000).contains(gateway.pointerCacheMs) else { throw fail("gateway.pointer_cache_ms must be 0-60000") }
         guard (1...10_000).contains(gateway.batchTimeoutMs) else { throw fail("gateway.batch_timeout_ms must be 1-10000") }
-        try validateInterleaving(
-            "interleaving", ranking: interleaving.ranking, start: interleaving.start, maxDocs: interleaving.maxDocs,
-            pattern: interleaving.pattern)
-        if !interleaving.arms.isEmpty {
-            guard interleaving.arms.map(\.weight).reduce(0, +) == 100 else { throw fail("interleaving.arms: weights must sum to 100") }
-            for arm in interleaving.arms {
-                guard Names.isValid(arm.name) else { throw fail("interleaving.arms: an arm name must be \(Names.rule)") }
-                try validateInterleaving(
-                    "interleaving.arms.\(arm.name)", ranking: arm.ranking ?? interleaving.ranking, start: arm.start ?? interleaving.start,
-                    maxDocs: arm.maxDocs ?? interleaving.maxDocs, pattern: arm.pattern ?? interleaving.pattern)
-            }
-        }
+        try validateInterleavingSection()
         try validateCampaigns()
         for (name, feed) in feeds {
             guard Names.isValid(name) else { throw fail("feeds.\(name): a feed name must be \(Names.rule)") }
@@ -151,16 +140,70 @@ extension BraidConfiguration {
         }
     }
 
+    /// `interleaving` and its arms: each arm's effective fields (its own, else the section's)
+    /// must be valid, and no key may be set where it cannot take effect, so a typo in an
+    /// experiment fails at load instead of silently running another experiment.
+    private func validateInterleavingSection() throws(ConfigurationError) {
+        func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
+        let section = interleaving
+        guard !section.arms.isEmpty else {
+            try validateInterleaving("interleaving", ranking: section.ranking, start: section.start, maxDocs: section.maxDocs, pattern: section.pattern)
+            if section.pattern != nil, section.mode == .teamDraft { throw fail(Self.patternInTeamDraft("interleaving.pattern")) }
+            if section.maxDocs == 0, section.mode == .teamDraft { throw fail(Self.noDocsInTeamDraft("interleaving.max_docs")) }
+            return
+        }
+        guard section.arms.allSatisfy({ (0...100).contains($0.weight) }) else { throw fail("interleaving.arms: every weight must be 0-100") }
+        guard section.arms.map(\.weight).reduce(0, +) == 100 else { throw fail("interleaving.arms: weights must sum to 100") }
+        var names: Set<String> = []
+        for arm in section.arms {
+            guard Names.isValid(arm.name) else { throw fail("interleaving.arms: an arm name must be \(Names.rule)") }
+            guard names.insert(arm.name).inserted else { throw fail("interleaving.arms: the arm name '\(arm.name)' is used twice") }
+            let path = "interleaving.arms.\(arm.name)"
+            let mode = arm.mode ?? section.mode
+            if arm.pattern != nil, mode == .teamDraft { throw fail(Self.patternInTeamDraft("\(path).pattern")) }
+            if (arm.maxDocs ?? section.maxDocs) == 0, mode == .teamDraft { throw fail(Self.noDocsInTeamDraft("\(path).max_docs")) }
+            if let multileave = arm.multileave {
+                guard mode == .teamDraft else { throw fail("\(path).multileave: needs mode team_draft (multileaving is team draft only)") }
+                guard arm.ranking == nil else { throw fail("\(path).ranking: not with multileave, which lists the cached rankings itself") }
+                do {
+                    try MultileaveConfiguration.validate(rankings: multileave)
+                } catch {
+                    throw fail("\(path).multileave: \(error)")
+                }
+                for ranking in multileave where rankings[ranking] == nil {
+                    throw fail("\(path).multileave names '\(ranking)', which is not under rankings")
+                }
+            }
+            try validateInterleaving(
+                path, ranking: arm.ranking ?? section.ranking, start: arm.start ?? section.start,
+                maxDocs: arm.maxDocs ?? section.maxDocs, pattern: mode == .pattern ? arm.pattern ?? section.pattern : nil)
+        }
+        // The section's pattern is only a default for arms in pattern mode without their own.
+        if section.pattern != nil, !section.arms.contains(where: { ($0.mode ?? section.mode) == .pattern && $0.pattern == nil }) {
+            throw fail("interleaving.pattern: no arm uses it (every arm is team_draft or sets its own pattern); remove it")
+        }
+    }
+
+    static func patternInTeamDraft(_ key: String) -> String {
+        "\(key): only for mode pattern; team_draft orders each round by a coin, so a pattern would be ignored (remove it, or use mode pattern)"
+    }
+
+    static func noDocsInTeamDraft(_ key: String) -> String {
+        "\(key): 0 places no document of the cached ranking, so no team_draft session could be evidence (use mode pattern for a live-only arm)"
+    }
+
     private func validateInterleaving(
-        _ path: String, ranking: String, start: Int, maxDocs: Int?, pattern: String
+        _ path: String, ranking: String, start: Int, maxDocs: Int?, pattern: String?
     ) throws(ConfigurationError) {
         func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
         guard rankings[ranking] != nil else { throw fail("\(path).ranking names '\(ranking)', which is not under rankings") }
         guard start >= 0 else { throw fail("\(path).start must not be negative") }
         if let maxDocs, maxDocs < 0 { throw fail("\(path).max_docs must not be negative") }
-        let letters = Set(pattern)
-        guard !pattern.isEmpty, letters.isSubset(of: ["A", "B"]), letters.count == 2 else {
-            throw fail("\(path).pattern must use only A and B, and both, e.g. AB or AAB")
+        if let pattern {
+            let letters = Set(pattern)
+            guard !pattern.isEmpty, letters.isSubset(of: ["A", "B"]), letters.count == 2 else {
+                throw fail("\(path).pattern must use only A and B, and both, e.g. AB or AAB")
+            }
         }
     }
 }

@@ -126,7 +126,9 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var start = 0
         /// Omitted: all of the snapshot.
         public var maxDocs: Int? = nil
-        public var pattern = "AB"
+        /// The repeating cycle of `pattern` mode; nil: `AB`. Refused with `team_draft`, which
+        /// orders each round by a coin instead (see `validate()`).
+        public var pattern: String? = nil
         public var mode = InterleavingConfiguration.Mode.pattern
         /// What a request does when no snapshot exists.
         public var missPolicy = SnapshotMissPolicy.inline
@@ -146,11 +148,15 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var maxDocs: Int?
         public var pattern: String?
         public var mode: InterleavingConfiguration.Mode?
+        /// Team-draft multileaving: the cached rankings (1 to 4, teams 1… in this order)
+        /// drafted with the live ranking (team 0) instead of one `ranking`; needs `team_draft`.
+        public var multileave: [String]?
 
         public init(
             name: String, weight: Int, ranking: String? = nil, start: Int? = nil, maxDocs: Int? = nil,
-            pattern: String? = nil, mode: InterleavingConfiguration.Mode? = nil
+            pattern: String? = nil, mode: InterleavingConfiguration.Mode? = nil, multileave: [String]? = nil
         ) {
+            self.multileave = multileave
             self.name = name
             self.weight = weight
             self.ranking = ranking

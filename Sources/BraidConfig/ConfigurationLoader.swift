@@ -104,7 +104,10 @@ public enum ConfigurationLoader {
         }
     }
 
-    static let knownOptionalKeys: Set<String> = ["interleaving.max_docs"]
+    /// Optional options with no default, and a value of their type (what an environment
+    /// variable is parsed as).
+    static let optionalKeys: [String: any Sendable] = ["interleaving.max_docs": 0, "interleaving.pattern": ""]
+    static var knownOptionalKeys: Set<String> { Set(optionalKeys.keys) }
 
     /// Deep merge; inside an open map each named entry is replaced whole, so a feed or
     /// ranking defined in the file is exactly what the file says, not a mix with a default.
@@ -123,7 +126,8 @@ public enum ConfigurationLoader {
 
     static func applyEnvironment(_ environment: [String: String], to tree: [String: Any]) throws(ConfigurationError) -> [String: Any] {
         var out = tree
-        for (path, current) in leaves(of: tree, path: []) {
+        let optionalLeaves = optionalKeys.map { ($0.key.split(separator: ".").map(String.init), $0.value as Any) }
+        for (path, current) in leaves(of: tree, path: []) + optionalLeaves {
             let name = "BRAID_" + path.joined(separator: "_").uppercased()
             guard let raw = try variable(name, in: environment) else { continue }
             let value: Any

@@ -16,7 +16,7 @@ extension BraidConfiguration {
                 configuration = try InterleavingConfiguration(
                     start: armSection.start ?? section.start,
                     maxDocs: armSection.maxDocs ?? section.maxDocs,
-                    pattern: InterleavingConfiguration.parsePattern(armSection.pattern ?? section.pattern),
+                    pattern: InterleavingConfiguration.parsePattern(armSection.pattern ?? section.pattern ?? "AB"),
                     mode: armSection.mode ?? section.mode)
             } catch {
                 throw ConfigurationError(message: "interleaving (arm \(armSection.name)): \(error)")
@@ -28,7 +28,9 @@ extension BraidConfiguration {
                 weight: armSection.weight,
                 arm: InterleavingArm(
                     name: armSection.name, ranking: ranking, configuration: configuration, missPolicy: section.missPolicy,
-                    refreshAfterSeconds: rankingSection.refreshAfterSeconds, enabled: section.enabled, snapshotSize: rankingSection.size)))
+                    refreshAfterSeconds: rankingSection.refreshAfterSeconds, enabled: section.enabled, snapshotSize: rankingSection.size,
+                    multileave: armSection.multileave ?? [],
+                    multileaveRefreshAfterSeconds: rankings.mapValues(\.refreshAfterSeconds))))
         }
         return ArmSelector(arms: arms, refreshAfterSeconds: rankings.mapValues(\.refreshAfterSeconds), snapshotSizes: rankings.mapValues(\.size))
     }

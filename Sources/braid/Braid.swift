@@ -16,6 +16,7 @@ struct Braid: AsyncParsableCommand {
             OpsCommand.self,
             BenchCommand.self,
             SeedCommand.self,
+            ExperimentCommand.self,
         ]
     )
 

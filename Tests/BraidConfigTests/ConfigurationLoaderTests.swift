@@ -312,4 +312,60 @@ struct ConfigurationValidationTests {
         let error = #expect(throws: ConfigurationError.self) { try configuration.validate() }
         #expect(error?.message.contains(expected) == true, "\(String(describing: error))")
     }
+
+    func write(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("braid-\(UUID().uuidString).yaml").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Keys that cannot take effect in their combination are refused when the file is loaded
+    /// (the process validates before serving), naming the key.
+    @Test(arguments: [
+        ("interleaving:\n  mode: team_draft\n  pattern: AAB\n", "interleaving.pattern: only for mode pattern; team_draft orders each round by a coin"),
+        ("interleaving:\n  arms: [{name: a, weight: 100, mode: team_draft, pattern: AB}]\n", "interleaving.arms.a.pattern: only for mode pattern"),
+        ("interleaving:\n  mode: team_draft\n  arms: [{name: a, weight: 100, pattern: AB}]\n", "interleaving.arms.a.pattern: only for mode pattern"),
+        ("interleaving:\n  pattern: AAB\n  arms: [{name: a, weight: 50, mode: team_draft}, {name: b, weight: 50, pattern: AB}]\n",
+         "interleaving.pattern: no arm uses it"),
+        ("interleaving:\n  mode: team_draft\n  max_docs: 0\n", "interleaving.max_docs: 0 places no document"),
+        ("interleaving:\n  arms: [{name: a, weight: 100, mode: team_draft, max_docs: 0}]\n", "interleaving.arms.a.max_docs: 0 places no document"),
+        ("interleaving:\n  arms: [{name: a, weight: 50}, {name: a, weight: 50}]\n", "interleaving.arms: the arm name 'a' is used twice"),
+        ("interleaving:\n  arms: [{name: a, weight: 150}, {name: b, weight: -50}]\n", "interleaving.arms: every weight must be 0-100"),
+        ("interleaving:\n  arms: [{name: m, weight: 100, multileave: [featured, fresh]}]\n", "interleaving.arms.m.multileave: needs mode team_draft"),
+        ("interleaving:\n  arms: [{name: m, weight: 100, mode: team_draft, ranking: fresh, multileave: [featured]}]\n",
+         "interleaving.arms.m.ranking: not with multileave"),
+        ("interleaving:\n  arms: [{name: m, weight: 100, mode: team_draft, multileave: [featured, featured]}]\n",
+         "interleaving.arms.m.multileave: the cached ranking 'featured' is listed twice"),
+        ("interleaving:\n  arms: [{name: m, weight: 100, mode: team_draft, multileave: [featured, fresh, featured2, a, b]}]\n",
+         "interleaving.arms.m.multileave: a multileave takes at most 4 cached rankings, not 5"),
+        ("interleaving:\n  arms: [{name: m, weight: 100, mode: team_draft, multileave: []}]\n", "interleaving.arms.m.multileave: a multileave needs at least one"),
+        ("interleaving:\n  arms: [{name: m, weight: 100, mode: team_draft, multileave: [featured, nope]}]\n",
+         "interleaving.arms.m.multileave names 'nope', which is not under rankings"),
+    ])
+    func meaninglessCombinationsAreRefusedAtLoadNamingTheKey(yaml: String, expected: String) throws {
+        let configuration = try ConfigurationLoader.load(file: try write(yaml), environment: [:])
+        let error = #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        #expect(error?.message.contains(expected) == true, "\(String(describing: error))")
+    }
+
+    /// The same keys where they do take effect.
+    @Test(arguments: [
+        "interleaving:\n  pattern: AAB\n",
+        "interleaving:\n  mode: team_draft\n  start: 3\n  max_docs: 15\n",
+        "interleaving:\n  pattern: AAB\n  arms: [{name: a, weight: 50, mode: team_draft}, {name: b, weight: 50}]\n",
+        "interleaving:\n  mode: team_draft\n  arms: [{name: a, weight: 50}, {name: b, weight: 50, mode: pattern, pattern: AAAB}]\n",
+        "interleaving:\n  max_docs: 0\n",
+        "interleaving:\n  arms: [{name: c, weight: 50}, {name: m, weight: 50, mode: team_draft, max_docs: 10, multileave: [featured, fresh]}]\n",
+    ])
+    func theSameKeysWhereTheyTakeEffectAreAccepted(yaml: String) throws {
+        try ConfigurationLoader.load(file: try write(yaml), environment: [:]).validate()
+    }
+
+    @Test func optionalKeysCanBeSetFromTheEnvironmentToo() throws {
+        let configuration = try ConfigurationLoader.load(
+            file: nil, environment: ["BRAID_INTERLEAVING_PATTERN": "AAB", "BRAID_INTERLEAVING_MAX_DOCS": "12", "BRAID_INTERLEAVING_MODE": "team_draft"])
+        #expect(configuration.interleaving.pattern == "AAB" && configuration.interleaving.maxDocs == 12)
+        let error = #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        #expect(error?.message.hasPrefix("interleaving.pattern: only for mode pattern") == true, "\(String(describing: error))")
+    }
 }

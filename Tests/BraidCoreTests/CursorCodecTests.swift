@@ -13,6 +13,22 @@ struct CursorCodecTests {
                seed: 0x0123_4567_89AB_CDEF, queryHash: 42, expiresAt: expiresAt)
     }
 
+    @Test func multileaveCursorsPinOneVersionPerCachedRankingAndRefuseTampering() throws {
+        for versions in [[1_000], [1_000, nil], [1, nil, 3], [Int64.max, 2, nil, -4]] as [[Int64?]] {
+            var value = cursor(snapshot: nil)
+            value.multileaveVersions = versions
+            let text = codec.encode(value)
+            #expect(text.count <= 140)
+            #expect(try codec.decode(text, now: now) == value)
+            // Any one character changed, the versions included, breaks the signature or the form.
+            for index in [text.count - 30, text.count - 20] {
+                var characters = Array(text)
+                characters[index] = characters[index] == "A" ? "B" : "A"
+                #expect(throws: CursorError.self) { try codec.decode(String(characters), now: now) }
+            }
+        }
+    }
+
     @Test func roundTripsWithAndWithoutSnapshot() throws {
         for value in [cursor(), cursor(snapshot: nil)] {
             let text = codec.encode(value)

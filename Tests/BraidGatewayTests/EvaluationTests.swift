@@ -73,9 +73,60 @@ struct EvaluationTests {
             #expect(outcome["wins_a"] as? Int == 1)
             #expect(outcome["wins_b"] as? Int == 1)
             #expect((outcome["p_value"] as? Double).map { abs($0 - 1) < 1e-9 } == true)
+            // Δ = (1 − 1) / 3 with the Bonett–Price interval computed by hand: ±1.96·√(0.8 / 5).
+            let preference = try #require(outcome["preference"] as? [String: Any], "\(outcome.object)")
+            Self.expectPreference(preference, delta: 0, lower: -0.783_986, upper: 0.783_986)
+            #expect(outcome["teams"] as? Int == 2)
+            let pairs = try #require(outcome["pairs"] as? [[String: Any]], "\(outcome.object)")
+            #expect(pairs.count == 1 && pairs[0]["first"] as? Int == 0 && pairs[0]["second"] as? Int == 1, "\(pairs)")
+            #expect(pairs[0]["wins_first"] as? Int == 1 && pairs[0]["wins_second"] as? Int == 1 && pairs[0]["ties"] as? Int == 1, "\(pairs)")
+            Self.expectPreference(try #require(pairs[0]["preference"] as? [String: Any]), delta: 0, lower: -0.783_986, upper: 0.783_986)
             let unknown = try await client.json("/v1/experiments/never-run")
             #expect(unknown["impressions"] as? Int == 0)
             #expect(try await client.json("/v1/experiments/Bad%20Id").status == 400)
+        }
+    }
+
+    @Test("A click on a slot outside the credit window (A-only slots before start) is published but not credited")
+    func clicksOutsideTheWindowAreNotEvidence() async throws {
+        let fixture = try await WorkerFixture(documents: 300, users: 5)
+        var configuration = GatewayHarness.configuration(fixture)
+        configuration.interleaving.arms = [.init(name: "window-exp", weight: 100, start: 3, mode: .teamDraft)]
+        let worker = try fixture.startWorker("window-worker")
+        defer { worker.signal(SIGTERM) }
+        try await GatewayHarness.with(configuration) { client, _ in
+            let page = try await client.json("/v1/search?q=curry&per_page=10&session=w1")
+            let id = try #require(page["impression_id"] as? String, "a team-draft page without impression_id: \(page.object)")
+            let items = try #require(page["items"] as? [[String: Any]])
+            #expect(items.prefix(3).allSatisfy { $0["team"] as? String == "A" }, "start 3: the first three slots are A's")
+            let b = try #require(items.first { $0["team"] as? String == "B" }?["position"] as? Int)
+            let body = try JSONSerialization.data(withJSONObject: ["events": [
+                ["type": "impression", "impression_id": id],
+                // Position 0 is A's only because A holds the top: not evidence.
+                ["type": "click", "impression_id": id, "position": 0],
+                ["type": "click", "impression_id": id, "position": b],
+            ]])
+            let accepted = try JSONBody(try await client.execute(uri: "/v1/events", method: .post, body: ByteBuffer(bytes: body)))
+            #expect(accepted["accepted"] as? Int == 3, "\(accepted.object)")
+            // One partition per impression, in order: crediting position 0 would make the
+            // impression a tie (one click each) and never a win of B.
+            let deadline = ContinuousClock.now + .seconds(60)
+            var outcome = try await client.json("/v1/experiments/window-exp")
+            while outcome["wins_b"] as? Int != 1 {
+                try #require(ContinuousClock.now < deadline, "B's in-window click did not win the impression: \(outcome.object)")
+                try await Task.sleep(for: .milliseconds(200))
+                outcome = try await client.json("/v1/experiments/window-exp")
+            }
+            #expect(outcome["impressions"] as? Int == 1 && outcome["ties"] as? Int == 0 && outcome["wins_a"] as? Int == 0, "\(outcome.object)")
+            // One win of B in one impression: Δ = 1, interval (by hand) [−0.7335, 1].
+            Self.expectPreference(try #require(outcome["preference"] as? [String: Any]), delta: 1, lower: -0.733_536, upper: 1)
+        }
+    }
+
+    static func expectPreference(_ preference: [String: Any], delta: Double, lower: Double, upper: Double, sourceLocation: SourceLocation = #_sourceLocation) {
+        for (key, expected) in [("delta", delta), ("ci_lower", lower), ("ci_upper", upper)] {
+            let value = preference[key] as? Double
+            #expect(value.map { abs($0 - expected) < 1e-5 } == true, "\(key): \(String(describing: value)), expected \(expected)", sourceLocation: sourceLocation)
         }
     }
 }

@@ -34,7 +34,7 @@ enum GatewayHarness {
         configuration.gateway.liveTimeoutMs = 10_000
         configuration.interleaving.arms = [
             .init(name: "ab", weight: 50),
-            .init(name: "draft", weight: 50, start: 3, maxDocs: 15, pattern: "AAB", mode: .teamDraft),
+            .init(name: "draft", weight: 50, start: 3, maxDocs: 15, mode: .teamDraft),
         ]
         return configuration
     }

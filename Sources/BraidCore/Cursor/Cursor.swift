@@ -19,11 +19,15 @@ public struct Cursor: Sendable, Hashable {
     public var queryHash: UInt64
     /// Seconds since 1970 after which the cursor is refused.
     public var expiresAt: Int64
+    /// A multileave session: the snapshot version of each cached ranking, in team order (nil:
+    /// that ranking had no snapshot). Empty for two-ranking interleaving.
+    public var multileaveVersions: [Int64?]
 
     public init(
         snapshotVersion: Int64?, offset: Int, pageSize: Int, configurationHash: UInt64, seed: UInt64,
-        queryHash: UInt64, expiresAt: Int64
+        queryHash: UInt64, expiresAt: Int64, multileaveVersions: [Int64?] = []
     ) {
+        self.multileaveVersions = multileaveVersions
         self.snapshotVersion = snapshotVersion
         self.offset = offset
         self.pageSize = pageSize

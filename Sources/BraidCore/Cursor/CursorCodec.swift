@@ -7,8 +7,13 @@ import Foundation
 /// version (1) · flags (1; bit 0: has snapshot) · snapshot version (8) · offset (8) ·
 /// page size (2) · configuration hash (8) · seed (8) · expiry (8) · query hash (8).
 /// 68 bytes in all, 91 characters of base64url without padding.
+///
+/// Multileave sessions use format version 2: the same 52 bytes (version 2), then the number
+/// of cached rankings (1) and per ranking a flag (1; 1: has snapshot) and its version (8), then
+/// the MAC over all of it: at most 105 bytes, 140 characters.
 public struct CursorCodec: Sendable {
     public static let formatVersion: UInt8 = 1
+    static let multileaveFormatVersion: UInt8 = 2
     static let bodyLength = 52
     static let macLength = 16
     static let totalLength = bodyLength + macLength
@@ -27,7 +32,8 @@ public struct CursorCodec: Sendable {
     public func encode(_ cursor: Cursor) -> String {
         var body: [UInt8] = []
         body.reserveCapacity(Self.totalLength)
-        body.append(Self.formatVersion)
+        let versions = cursor.multileaveVersions.prefix(MultileaveConfiguration.maxCachedRankings)
+        body.append(versions.isEmpty ? Self.formatVersion : Self.multileaveFormatVersion)
         body.append(cursor.snapshotVersion == nil ? 0 : 1)
         append(UInt64(bitPattern: cursor.snapshotVersion ?? 0), to: &body)
         append(UInt64(max(0, cursor.offset)), to: &body)
@@ -37,21 +43,34 @@ public struct CursorCodec: Sendable {
         append(cursor.seed, to: &body)
         append(UInt64(bitPattern: cursor.expiresAt), to: &body)
         append(cursor.queryHash, to: &body)
+        if !versions.isEmpty {
+            body.append(UInt8(versions.count))
+            for version in versions {
+                body.append(version == nil ? 0 : 1)
+                append(UInt64(bitPattern: version ?? 0), to: &body)
+            }
+        }
         body.append(contentsOf: mac(body, key: key))
         return Base64URL.encode(body)
     }
 
     /// Decodes and verifies a cursor; never traps, whatever the input.
     public func decode(_ text: String, now: Date = Date()) throws(CursorError) -> Cursor {
-        guard text.utf8.count <= 128, let bytes = Base64URL.decode(text), bytes.count == Self.totalLength else {
+        guard text.utf8.count <= 160, let bytes = Base64URL.decode(text), bytes.count >= Self.totalLength else {
             throw .malformed
         }
-        let body = Array(bytes[0..<Self.bodyLength])
-        let signature = Array(bytes[Self.bodyLength...])
+        // Only the lengths of the two formats: 68 bytes, or 68 + 1 + 9 per cached ranking (1–4).
+        let extra = bytes.count - Self.totalLength
+        guard extra == 0 || (extra % 9 == 1 && (1...MultileaveConfiguration.maxCachedRankings).contains(extra / 9)) else {
+            throw .malformed
+        }
+        let bodyLength = bytes.count - Self.macLength
+        let body = Array(bytes[0..<bodyLength])
+        let signature = Array(bytes[bodyLength...])
         guard constantTimeEqual(mac(body, key: key), signature) || signedByRetiredKey(body, signature, now: now) else {
             throw .badSignature
         }
-        guard body[0] == Self.formatVersion else { throw .unsupportedVersion(body[0]) }
+        guard body[0] == Self.formatVersion || body[0] == Self.multileaveFormatVersion else { throw .unsupportedVersion(body[0]) }
         var reader = ByteReader(bytes: body, index: 1)
         let flags = reader.byte()
         let snapshot = Int64(bitPattern: reader.uint64())
@@ -61,13 +80,30 @@ public struct CursorCodec: Sendable {
         let seed = reader.uint64()
         let expiresAt = Int64(bitPattern: reader.uint64())
         let queryHash = reader.uint64()
+        var multileaveVersions: [Int64?] = []
+        if body[0] == Self.multileaveFormatVersion {
+            guard body.count > Self.bodyLength else { throw .malformed }
+            let count = Int(reader.byte())
+            guard (1...MultileaveConfiguration.maxCachedRankings).contains(count), body.count == Self.bodyLength + 1 + 9 * count else {
+                throw .malformed
+            }
+            for _ in 0..<count {
+                let has = reader.byte()
+                let version = Int64(bitPattern: reader.uint64())
+                guard has <= 1 else { throw .malformed }
+                multileaveVersions.append(has == 1 ? version : nil)
+            }
+        } else {
+            guard body.count == Self.bodyLength else { throw .malformed }
+        }
         // A valid signature means we wrote it, but reject nonsense anyway rather than trust
         // that every past version of this code wrote only sane values.
         guard flags & ~1 == 0, offset <= UInt64(Int32.max), pageSize >= 1 else { throw .malformed }
         guard Int64(now.timeIntervalSince1970) < expiresAt else { throw .expired }
         return Cursor(
             snapshotVersion: flags & 1 == 1 ? snapshot : nil, offset: Int(offset), pageSize: pageSize,
-            configurationHash: configurationHash, seed: seed, queryHash: queryHash, expiresAt: expiresAt)
+            configurationHash: configurationHash, seed: seed, queryHash: queryHash, expiresAt: expiresAt,
+            multileaveVersions: multileaveVersions)
     }
 
     private func mac(_ body: [UInt8], key: [UInt8]) -> [UInt8] {

@@ -1,126 +1,118 @@
-import Crypto
-import Foundation
-
-/// What one team-draft page showed: the experiment, where the page starts, and the team of
-/// each of its slots. Handed to clients as the page's `impression_id` (see
-/// ``ImpressionCodec``) and sent back with impression and click events, so click credit
-/// needs no server-side record of the page.
+/// What one team-draft page showed: the experiment, where the page starts, the team of each
+/// of its slots, and which of them are evidence. Handed to clients as the page's
+/// `impression_id` (see ``ImpressionCodec``) and sent back with impression and click events,
+/// so click credit needs no server-side record of the page.
+///
+/// Teams are numbers: 0 is the live ranking (A), 1 the cached ranking (B) of two-ranking
+/// interleaving, or 1…4 the cached rankings of a multileave in their configured order.
 public struct ImpressionToken: Sendable, Hashable {
+    /// The live ranking and up to four cached ones.
+    public static let maxTeams = 1 + MultileaveConfiguration.maxCachedRankings
+
     public var experiment: String
     /// Global position of the page's first slot.
     public var offset: Int
     /// Team of every slot, in position order.
-    public var teams: [Team]
+    public var slotTeams: [Int]
+    /// Teams compared by the impression (2 for interleaving, up to 5 for a multileave): every
+    /// pair of them gets a win or a tie from it.
+    public var teamCount: Int
+    /// The page's positions inside the list's credit window (full team-draft rounds,
+    /// ``PagePlanner/creditWindow``): only clicks there are evidence. Nil for ids of format
+    /// version 1, which did not record it: they are still accepted, but nothing they show is
+    /// credited, because nothing tells their A-only slots from the drafted ones.
+    public var creditWindow: Range<Int>?
     /// Makes every impression unique (two users seeing the same page are two impressions).
     public var nonce: UInt64
 
-    public init(experiment: String, offset: Int, teams: [Team], nonce: UInt64) {
+    /// - Parameters:
+    ///   - slotTeams: team of every slot; each below `teamCount`, at most
+    ///     ``ImpressionCodec/maxSlots`` of them.
+    ///   - teamCount: 2 to ``maxTeams``.
+    ///   - creditWindow: the list's credit window; kept as its overlap with the page.
+    public init(experiment: String, offset: Int, slotTeams: [Int], teamCount: Int, creditWindow: Range<Int>, nonce: UInt64) {
+        precondition((2...Self.maxTeams).contains(teamCount), "an impression compares 2 to \(Self.maxTeams) teams")
+        precondition(slotTeams.allSatisfy { (0..<teamCount).contains($0) }, "every slot's team must be below teamCount")
         self.experiment = experiment
         self.offset = offset
-        self.teams = teams
+        self.slotTeams = slotTeams
+        self.teamCount = teamCount
+        self.creditWindow = Self.clamp(creditWindow, offset: offset, count: slotTeams.count)
         self.nonce = nonce
     }
 
-    /// The team shown at a global position, or nil when the page did not show it.
-    public func team(at position: Int) -> Team? {
-        let index = position - offset
-        return teams.indices.contains(index) ? teams[index] : nil
+    /// A two-ranking team-draft page: A is team 0, B team 1.
+    public init(experiment: String, offset: Int, teams: [Team], creditWindow: Range<Int>, nonce: UInt64) {
+        self.init(
+            experiment: experiment, offset: offset, slotTeams: teams.map { $0 == .a ? 0 : 1 }, teamCount: 2,
+            creditWindow: creditWindow, nonce: nonce)
     }
+
+    /// A two-ranking page credited as before the credit window existed: every slot counts,
+    /// including A-only slots before `start` and slots after a team ran out. Kept so callers
+    /// that do not pass ``PagePlanner/creditWindow`` yet behave as they did.
+    @available(*, deprecated, message: "pass the planner's creditWindow: slots outside it are not evidence")
+    public init(experiment: String, offset: Int, teams: [Team], nonce: UInt64) {
+        self.init(experiment: experiment, offset: offset, teams: teams, creditWindow: offset..<(offset + teams.count), nonce: nonce)
+    }
+
+    /// Decoded version-1 ids: no credit window.
+    init(version1 experiment: String, offset: Int, slotTeams: [Int], nonce: UInt64) {
+        self.experiment = experiment
+        self.offset = offset
+        self.slotTeams = slotTeams
+        self.teamCount = 2
+        self.creditWindow = nil
+        self.nonce = nonce
+    }
+
+    /// Positions the page showed.
+    public var positions: Range<Int> { offset..<(offset + slotTeams.count) }
+
+    /// The team shown at a global position, or nil when the page did not show it.
+    public func teamIndex(at position: Int) -> Int? {
+        positions.contains(position) ? slotTeams[position - offset] : nil
+    }
+
+    /// Whether a click on `position` is evidence: shown by the page and inside its window.
+    public func isCredited(at position: Int) -> Bool {
+        creditWindow?.contains(position) ?? false
+    }
+
+    /// Two-ranking view: the team shown at a global position (nil when not shown, or when the
+    /// impression is a multileave, whose teams are not A and B).
+    public func team(at position: Int) -> Team? {
+        guard teamCount == 2, let index = teamIndex(at: position) else { return nil }
+        return index == 0 ? .a : .b
+    }
+
+    /// Two-ranking view of every slot (team 0 is A, any other B).
+    @available(*, deprecated, message: "use slotTeams, which also holds multileave teams")
+    public var teams: [Team] { slotTeams.map { $0 == 0 ? .a : .b } }
 
     /// Stable id of the impression (the nonce as hex), for storage keys.
     public var id: String { String(nonce, radix: 16) }
+
+    /// The window's overlap with the page; an empty overlap is `offset..<offset`, so equal
+    /// tokens stay equal after a round trip through the codec.
+    static func clamp(_ window: Range<Int>, offset: Int, count: Int) -> Range<Int> {
+        let lower = max(window.lowerBound, offset)
+        let upper = min(window.upperBound, offset + count)
+        return lower < upper ? lower..<upper : offset..<offset
+    }
 }
 
 public enum ImpressionTokenError: Error, Sendable, Hashable, CustomStringConvertible {
     case malformed
     case badSignature
+    /// Signed by us, but in a format this release does not know (a newer gateway's).
+    case unsupportedVersion(UInt8)
 
     public var description: String {
         switch self {
         case .malformed: "the impression id is malformed"
         case .badSignature: "the impression id's signature is invalid"
+        case .unsupportedVersion(let version): "the impression id has format version \(version), which this release cannot read"
         }
-    }
-}
-
-/// Signs impression tokens like cursors (HMAC-SHA256, base64url).
-///
-/// Layout: version (1) · offset (4) · slot count (1) · team bits (⌈count/8⌉, bit set = B) ·
-/// nonce (8) · experiment length (1) · experiment (UTF-8) · first 16 bytes of the HMAC.
-public struct ImpressionCodec: Sendable {
-    static let formatVersion: UInt8 = 1
-    static let macLength = 16
-    /// Slots per page at most (the gateway's `per_page` limit).
-    public static let maxSlots = 255
-
-    private let key: [UInt8]
-    private let retired: RetiredKey?
-
-    /// - Parameters:
-    ///   - key: the cursor key; impression ids are signed with a key derived from it, so an
-    ///     impression id can never pass as a cursor.
-    ///   - retired: the cursor key before the last rotation, still accepted until its time.
-    public init(key: some DataProtocol, retired: RetiredKey? = nil) {
-        self.key = Self.derive(key)
-        self.retired = retired.map { RetiredKey(key: Self.derive($0.key), until: $0.until) }
-    }
-
-    private static func derive(_ key: some DataProtocol) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: Array("braid-impression".utf8), using: SymmetricKey(data: Array(key))))
-    }
-
-    public func encode(_ token: ImpressionToken) -> String {
-        var bytes: [UInt8] = [Self.formatVersion]
-        let offset = UInt32(clamping: token.offset)
-        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: offset >> UInt32(shift))) }
-        let teams = token.teams.prefix(Self.maxSlots)
-        bytes.append(UInt8(teams.count))
-        var bits = [UInt8](repeating: 0, count: (teams.count + 7) / 8)
-        for (index, team) in teams.enumerated() where team == .b { bits[index / 8] |= 1 << UInt8(index % 8) }
-        bytes += bits
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: token.nonce >> UInt64(shift))) }
-        let name = Array(token.experiment.utf8.prefix(255))
-        bytes.append(UInt8(name.count))
-        bytes += name
-        bytes += mac(bytes, key: key)
-        return Base64URL.encode(bytes)
-    }
-
-    /// Decodes and verifies; never traps, whatever the input.
-    public func decode(_ text: String, now: Date = Date()) throws(ImpressionTokenError) -> ImpressionToken {
-        guard text.utf8.count <= 512, let bytes = Base64URL.decode(text), bytes.count > Self.macLength + 15 else { throw .malformed }
-        let body = Array(bytes.dropLast(Self.macLength))
-        let signature = Array(bytes.suffix(Self.macLength))
-        guard Self.same(mac(body, key: key), signature) || signedByRetiredKey(body, signature, now: now) else { throw .badSignature }
-        guard body[0] == Self.formatVersion else { throw .malformed }
-        let offset = body[1...4].reduce(0) { $0 << 8 | Int($1) }
-        let count = Int(body[5])
-        let bitBytes = (count + 7) / 8
-        guard body.count >= 6 + bitBytes + 9 else { throw .malformed }
-        let teams = (0..<count).map { index in body[6 + index / 8] & (1 << UInt8(index % 8)) != 0 ? Team.b : Team.a }
-        var index = 6 + bitBytes
-        let nonce = body[index..<(index + 8)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        index += 8
-        let nameLength = Int(body[index])
-        index += 1
-        guard body.count == index + nameLength, let experiment = String(validating: body[index...], as: UTF8.self) else {
-            throw .malformed
-        }
-        return ImpressionToken(experiment: experiment, offset: offset, teams: teams, nonce: nonce)
-    }
-
-    private func mac(_ body: [UInt8], key: [UInt8]) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: key)).prefix(Self.macLength))
-    }
-
-    private func signedByRetiredKey(_ body: [UInt8], _ signature: [UInt8], now: Date) -> Bool {
-        guard let retired, retired.isAccepted(at: now) else { return false }
-        return Self.same(mac(body, key: retired.key), signature)
-    }
-
-    /// Constant time: how many bytes match must not show in how long the check takes.
-    private static func same(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        return zip(lhs, rhs).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

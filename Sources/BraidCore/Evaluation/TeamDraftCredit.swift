@@ -7,8 +7,10 @@ public enum TeamDraftOutcome: String, Sendable, Hashable, Codable {
 }
 
 public enum TeamDraftCredit {
+    /// Credit over positions the caller already knows to be evidence. Impressions carry their
+    /// credit window: use ``ImpressionCredit``, which applies it.
     /// - Parameters:
-    ///   - teams: the team of every position shown in the impression.
+    ///   - teams: the team of every credited position of the impression.
     ///   - clickedPositions: positions clicked; each position counts once, and positions the
     ///     impression did not show are ignored (a forged or stale click cannot credit).
     public static func outcome(teams: [Int: Team], clickedPositions: some Sequence<Int>) -> TeamDraftOutcome {

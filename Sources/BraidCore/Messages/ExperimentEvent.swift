@@ -16,9 +16,20 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
     public var experiment: String
     /// ``ImpressionToken/id``: the impression this event belongs to.
     public var impression: String
-    /// Clicks only: the global position clicked and the team that showed it.
+    /// Clicks only: the global position clicked and the team that showed it (for a
+    /// multileave, `A` for the live ranking and `B` for any cached one; see `teamIndex`).
     public var position: Int?
     public var team: Team?
+    /// Clicks only: the team as a number, 0 the live ranking, 1… the cached rankings in the
+    /// arm's order. Absent in events written before multileaving: 0 for A, 1 for B.
+    public var teamIndex: Int?
+    /// Teams the impression compares: 2, or up to 5 for a multileave. Absent: 2.
+    public var teams: Int?
+    /// False when the event is not evidence and must not be credited: a click outside the
+    /// impression's credit window, or an impression with no window at all (a page past the
+    /// window, or a version-1 impression id). Published anyway, so nothing a client sent is
+    /// lost. Absent: true (events written before the window).
+    public var credited: Bool?
     public var receivedAt: Date
 
     public init(type: Kind, experiment: String, impression: String, position: Int? = nil, team: Team? = nil, receivedAt: Date = Date()) {
@@ -32,8 +43,33 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, type, experiment, impression, position, team
+        case schema, type, experiment, impression, position, team, teams, credited
+        case teamIndex = "team_index"
         case receivedAt = "received_at"
+    }
+
+    /// Whether a consumer credits it (`credited` absent counts as true).
+    public var isCredited: Bool { credited ?? true }
+
+    /// The event the gateway publishes for an impression or a click of a verified impression
+    /// id: team resolved, evidence marked. Nil for a click on a position the impression did not
+    /// show, or without a position (the request is refused).
+    public static func make(
+        _ type: Kind, token: ImpressionToken, position: Int? = nil, receivedAt: Date = Date()
+    ) -> ExperimentEvent? {
+        var event = ExperimentEvent(type: type, experiment: token.experiment, impression: token.id, receivedAt: receivedAt)
+        event.teams = token.teamCount
+        switch type {
+        case .impression:
+            event.credited = token.creditWindow.map { !$0.isEmpty } ?? false
+        case .click:
+            guard let position, let index = token.teamIndex(at: position) else { return nil }
+            event.position = position
+            event.teamIndex = index
+            event.team = index == 0 ? .a : .b
+            event.credited = token.isCredited(at: position)
+        }
+        return event
     }
 
     public func encoded() -> Data {
@@ -54,9 +90,17 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
         guard (1...32).contains(event.impression.utf8.count), event.impression.allSatisfy(\.isHexDigit) else {
             throw RequestValidationError("impression must be 1 to 32 hex digits")
         }
+        let teams = event.teams ?? 2
+        guard (2...ImpressionToken.maxTeams).contains(teams) else {
+            throw RequestValidationError("teams must be 2 to \(ImpressionToken.maxTeams)")
+        }
         if event.type == .click {
-            guard let position = event.position, position >= 0, event.team != nil else {
+            guard let position = event.position, position >= 0, let team = event.team else {
                 throw RequestValidationError("a click needs a position (>= 0) and a team")
+            }
+            if let index = event.teamIndex {
+                guard (0..<teams).contains(index) else { throw RequestValidationError("team_index must be below teams (\(teams))") }
+                guard (index == 0) == (team == .a) else { throw RequestValidationError("team_index 0 is team A, any other team B") }
             }
         }
         return event

@@ -52,15 +52,12 @@ public struct EventService: Sendable {
             } catch {
                 throw .badRequest("events[\(index)].impression_id: \(error)", code: "invalid_event")
             }
-            var published = ExperimentEvent(type: event.type, experiment: token.experiment, impression: token.id, receivedAt: now)
-            if event.type == .click {
-                guard let position = event.position, let team = token.team(at: position) else {
-                    throw .badRequest(
-                        "events[\(index)]: a click needs the position of an item of its impression (\(token.offset)..<\(token.offset + token.teams.count))",
-                        code: "invalid_event")
-                }
-                published.position = position
-                published.team = team
+            // The team is resolved and the evidence marked here; events outside the credit
+            // window are published too (nothing a client sent is lost) and not credited.
+            guard let published = ExperimentEvent.make(event.type, token: token, position: event.position, receivedAt: now) else {
+                throw .badRequest(
+                    "events[\(index)]: a click needs the position of an item of its impression (\(token.positions))",
+                    code: "invalid_event")
             }
             // Keyed by impression: one impression's events stay in order on one partition.
             messages.append(KafkaProducerMessage(topic: topic, key: Array(token.id.utf8), value: Array(published.encoded())))

@@ -15,12 +15,18 @@ public struct InterleavingArm: Sendable, Hashable {
     /// The ranking's configured snapshot size: how many documents a snapshot read in parallel
     /// with the live query may exclude, so the live query over-fetches that many.
     public var snapshotSize: Int
+    /// Non-empty: a team-draft multileave of the live ranking and these cached rankings
+    /// (teams 1… in order) instead of `ranking`; their refresh ages by name.
+    public var multileave: [String]
+    public var multileaveRefreshAfterSeconds: [String: Int]
 
     public init(
         name: String, ranking: String, configuration: InterleavingConfiguration, missPolicy: SnapshotMissPolicy, refreshAfterSeconds: Int,
-        enabled: Bool = true, snapshotSize: Int = 50
+        enabled: Bool = true, snapshotSize: Int = 50, multileave: [String] = [], multileaveRefreshAfterSeconds: [String: Int] = [:]
     ) {
         self.name = name
+        self.multileave = multileave
+        self.multileaveRefreshAfterSeconds = multileaveRefreshAfterSeconds
         self.snapshotSize = snapshotSize
         self.enabled = enabled
         self.ranking = ranking
@@ -30,7 +36,16 @@ public struct InterleavingArm: Sendable, Hashable {
     }
 
     /// Hash of everything that decides positions, carried in cursors.
-    public var configurationHash: UInt64 { configuration.stableHash(ranking: ranking) }
+    public var configurationHash: UInt64 {
+        guard !multileave.isEmpty else { return configuration.stableHash(ranking: ranking) }
+        return multileaveConfiguration.stableHash(rankings: multileave)
+    }
+
+    /// `start` and `max_docs` of a multileave arm.
+    public var multileaveConfiguration: MultileaveConfiguration {
+        // Validated with the same bounds as the interleaving configuration it comes from.
+        (try? MultileaveConfiguration(start: configuration.start, maxDocs: configuration.maxDocs)) ?? (try! MultileaveConfiguration())
+    }
 }
 
 /// Resolves the arm of a request: the experiment arm by a stable hash of the session, then
@@ -68,7 +83,8 @@ public struct ArmSelector: Sendable {
     public func arm(session: String?, ranking: String?) throws(GatewayError) -> InterleavingArm {
         let bucket = session.map { Bucketing.bucket(of: $0, salt: "interleaving") } ?? 0
         var arm = Bucketing.pick(arms, bucket: bucket, weight: \.weight)!.arm
-        if let ranking, ranking != arm.ranking {
+        // A multileave arm lists its rankings itself: a requested ranking does not replace them.
+        if let ranking, ranking != arm.ranking, arm.multileave.isEmpty {
             guard let refreshAfter = refreshAfterSeconds[ranking] else {
                 throw .badRequest(
                     "unknown ranking '\(ranking)'; configured: \(refreshAfterSeconds.keys.sorted().joined(separator: ", "))",

@@ -16,8 +16,12 @@ public struct SearchPage: Sendable, Encodable, Equatable {
         public var score: Double
         /// Display fields of the document, flattened into the item.
         public var fields: [String: JSONValue]
+        /// Multileave pages: the team as a number (0 the live ranking, 1… the cached rankings
+        /// in the arm's order); `team` is then A for 0 and B for any other.
+        public var teamIndex: Int?
 
-        public init(id: String, position: Int, team: Team, source: Source, score: Double, fields: [String: JSONValue]) {
+        public init(id: String, position: Int, team: Team, source: Source, score: Double, fields: [String: JSONValue], teamIndex: Int? = nil) {
+            self.teamIndex = teamIndex
             self.id = id
             self.position = position
             self.team = team
@@ -37,6 +41,7 @@ public struct SearchPage: Sendable, Encodable, Equatable {
             try container.encode(team, forKey: FieldKey("team"))
             try container.encode(source, forKey: FieldKey("source"))
             try container.encode(score, forKey: FieldKey("score"))
+            if let teamIndex { try container.encode(teamIndex, forKey: FieldKey("team_index")) }
         }
 
         static let reserved: Set<String> = ["id", "position", "team", "source", "score"]
@@ -53,9 +58,12 @@ public struct SearchPage: Sendable, Encodable, Equatable {
         public var maxDocs: Int?
         /// The experiment arm of the session.
         public var arm: String
+        /// Multileave pages: the cached rankings (teams 1…) and their snapshot versions.
+        public var multileave: [String]? = nil
+        public var snapshots: [Int64?]? = nil
 
         enum CodingKeys: String, CodingKey {
-            case ranking, snapshot, start, pattern, mode, arm
+            case ranking, snapshot, start, pattern, mode, arm, multileave, snapshots
             case maxDocs = "max_docs"
         }
 
@@ -68,6 +76,8 @@ public struct SearchPage: Sendable, Encodable, Equatable {
             try container.encode(mode, forKey: .mode)
             try container.encode(maxDocs, forKey: .maxDocs)
             try container.encode(arm, forKey: .arm)
+            if let multileave { try container.encode(multileave, forKey: .multileave) }
+            if let snapshots { try container.encode(snapshots, forKey: .snapshots) }
         }
     }
 

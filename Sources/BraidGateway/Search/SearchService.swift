@@ -57,6 +57,9 @@ public struct SearchService: Sendable {
         let arm = try arms.arm(session: parameters.session, ranking: parameters.ranking)
         let query = QueryNormalizer.normalize(parameters.query)
         let position = try self.position(parameters, arm: arm, query: query, now: now)
+        if !arm.multileave.isEmpty, arm.enabled {
+            return try await multileavePage(parameters, arm: arm, query: query, position: position, now: now)
+        }
         let configuration = arm.configuration
 
         // B known without I/O (near-cache, pointer cache, a live-only session): one exact live
@@ -83,8 +86,8 @@ public struct SearchService: Sendable {
 
         let total = PageAssembler.effectiveTotal(
             reported: live.total, from: live.aRange.lowerBound, requested: live.aRange.count, received: live.hits.count)
-        let plan = PagePlanner(configuration: configuration, bCount: documents.count, aTotal: total, seed: position.seed)
-            .plan(offset: position.offset, size: position.size)
+        let planner = PagePlanner(configuration: configuration, bCount: documents.count, aTotal: total, seed: position.seed)
+        let plan = planner.plan(offset: position.offset, size: position.size)
         let items = PageAssembler.items(plan: plan, hits: live.hits, hitsFrom: live.aRange.lowerBound, documents: placed)
 
         let nextOffset = position.offset + position.size
@@ -94,10 +97,12 @@ public struct SearchService: Sendable {
             expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds)))
         if secondary.degraded { Counter(label: "braid_gateway_degraded_pages_total").increment() }
         let interleaved = secondary.snapshot != nil
-        // Only team-draft pages with both teams are evidence for an experiment.
+        // Team-draft pages are experiments; only their positions inside the list's credit
+        // window (full rounds of both teams) are evidence, which the id carries.
         let impression = interleaved && configuration.mode == .teamDraft && !items.isEmpty
             ? impressions.encode(ImpressionToken(
-                experiment: arm.name, offset: position.offset, teams: items.map(\.team), nonce: UInt64.random(in: 0...UInt64.max)))
+                experiment: arm.name, offset: position.offset, teams: items.map(\.team), creditWindow: planner.creditWindow,
+                nonce: UInt64.random(in: 0...UInt64.max)))
             : nil
         return SearchPage(
             query: parameters.query, page: position.offset / position.size + 1, perPage: position.size, items: items,

@@ -17,16 +17,20 @@ public struct ExperimentStore: Sendable {
     }
 
     /// Applies one event. Replays change nothing: an impression counts once, a click on a
-    /// position of an impression counts once. Returns whether anything changed.
+    /// position of an impression counts once. Events that are not evidence (outside the
+    /// impression's credit window, ``ExperimentEvent/isCredited``) change nothing either.
+    /// Returns whether anything changed.
     @discardableResult
     public func record(_ event: ExperimentEvent) async throws -> Bool {
+        guard event.isCredited else { return false }
         let experiment = keys.experiment(event.experiment)
+        let team = event.teamIndex ?? (event.team == .b ? 1 : 0)
         let reply = try await redis.evalsha(
             Self.recordScript,
             keys: [experiment.counters, experiment.impression(event.impression), experiment.clickedPositions(event.impression)],
             arguments: [
-                .string(event.type.rawValue), .integer(Int64(event.position ?? -1)), .string(event.team?.rawValue ?? ""),
-                .integer(Int64(impressionTTLSeconds)),
+                .string(event.type.rawValue), .integer(Int64(event.position ?? -1)), .integer(Int64(team)),
+                .integer(Int64(impressionTTLSeconds)), .integer(Int64(event.teams ?? 2)),
             ])
         return reply == .integer(1)
     }
@@ -34,47 +38,118 @@ public struct ExperimentStore: Sendable {
     public func outcome(of experiment: String) async throws -> ExperimentOutcome {
         let fields = try await redis.hgetall(keys.experiment(experiment).counters)
         func count(_ name: String) -> Int { fields[name].flatMap { Int(String(buffer: $0)) } ?? 0 }
-        let winsA = count("wins_a")
-        let winsB = count("wins_b")
-        return ExperimentOutcome(
-            experiment: experiment, impressions: count("impressions"), winsA: winsA, winsB: winsB, ties: count("ties"),
-            pValue: SignTest.twoSidedPValue(winsA: winsA, winsB: winsB))
+        let teams = min(max(2, count("teams")), ImpressionToken.maxTeams)
+        let pairs = TeamPair.all(teamCount: teams).map { pair in
+            let names = Self.counterNames(pair)
+            return (pair, PreferenceOutcome(winsA: count(names.first), winsB: count(names.second), ties: count(names.ties)))
+        }
+        return ExperimentOutcome(experiment: experiment, impressions: count("impressions"), teams: teams, pairs: pairs)
+    }
+
+    /// Counter fields of a pair: `wins_a`, `wins_b`, `ties` for (0, 1), as before multileaving,
+    /// `<i>-<j>:first`, `:second`, `:ties` for the others. Mirrors the script's `field`.
+    static func counterNames(_ pair: TeamPair) -> (first: String, second: String, ties: String) {
+        if pair == TeamPair(0, 1) { return ("wins_a", "wins_b", "ties") }
+        return ("\(pair):first", "\(pair):second", "\(pair):ties")
     }
 
     /// KEYS[1] counters, KEYS[2] impression state, KEYS[3] clicked positions (one hash tag).
-    /// ARGV[1] `impression` or `click`, ARGV[2] position, ARGV[3] team `A`/`B`, ARGV[4] TTL.
-    /// A click also counts its impression if that event is missing; every impression starts
-    /// as a tie and moves between wins_a, wins_b and ties as its clicks arrive.
+    /// ARGV[1] `impression` or `click`, ARGV[2] position, ARGV[3] team index, ARGV[4] TTL,
+    /// ARGV[5] teams of the impression. Team-draft multileave credit (``PairwiseCredit``): an
+    /// impression starts as a tie of every pair of its teams; each first click on a position
+    /// adds to its team's clicks and moves the pairs whose outcome changes. A click also
+    /// counts its impression if that event is missing. `teams` in the counters is the most
+    /// teams any impression compared. Team 0 and 1 clicks keep the names of two-team credit
+    /// (`clicks_a`, `clicks_b`), so impressions in flight across an upgrade stay consistent.
     static let recordScript = RedisScript("""
+        local function field(i, j, outcome)
+          if i == 0 and j == 1 then
+            if outcome == 'first' then return 'wins_a' elseif outcome == 'second' then return 'wins_b' else return 'ties' end
+          end
+          return i .. '-' .. j .. ':' .. outcome
+        end
+        local function clicksField(t)
+          if t == 0 then return 'clicks_a' elseif t == 1 then return 'clicks_b' else return 'clicks_' .. t end
+        end
         local function outcome(a, b)
-          if a > b then return 'wins_a' elseif b > a then return 'wins_b' else return 'ties' end
+          if a > b then return 'first' elseif b > a then return 'second' else return 'ties' end
         end
         local changed = 0
+        local teams = tonumber(ARGV[5])
         if redis.call('HSETNX', KEYS[2], 'seen', '1') == 1 then
+          redis.call('HSET', KEYS[2], 'teams', teams)
           redis.call('HINCRBY', KEYS[1], 'impressions', 1)
-          redis.call('HINCRBY', KEYS[1], 'ties', 1)
+          for i = 0, teams - 2 do
+            for j = i + 1, teams - 1 do redis.call('HINCRBY', KEYS[1], field(i, j, 'ties'), 1) end
+          end
+          local known = tonumber(redis.call('HGET', KEYS[1], 'teams') or '2')
+          if teams > known then redis.call('HSET', KEYS[1], 'teams', teams) end
           redis.call('EXPIRE', KEYS[2], ARGV[4])
           changed = 1
+        else
+          teams = tonumber(redis.call('HGET', KEYS[2], 'teams') or '2')
         end
         if ARGV[1] ~= 'click' then return changed end
+        local team = tonumber(ARGV[3])
+        if team < 0 or team >= teams then return changed end
         if redis.call('SADD', KEYS[3], ARGV[2]) == 0 then return changed end
         redis.call('EXPIRE', KEYS[3], ARGV[4])
-        local a = tonumber(redis.call('HGET', KEYS[2], 'clicks_a') or '0')
-        local b = tonumber(redis.call('HGET', KEYS[2], 'clicks_b') or '0')
-        local before = outcome(a, b)
-        if ARGV[3] == 'A' then a = a + 1 else b = b + 1 end
-        redis.call('HSET', KEYS[2], 'clicks_a', a, 'clicks_b', b)
-        local after = outcome(a, b)
-        if before ~= after then
-          redis.call('HINCRBY', KEYS[1], before, -1)
-          redis.call('HINCRBY', KEYS[1], after, 1)
+        local clicks = {}
+        for t = 0, teams - 1 do clicks[t] = tonumber(redis.call('HGET', KEYS[2], clicksField(t)) or '0') end
+        for other = 0, teams - 1 do
+          if other ~= team then
+            local i = math.min(team, other)
+            local j = math.max(team, other)
+            local before = outcome(clicks[i], clicks[j])
+            local afterI = clicks[i]
+            local afterJ = clicks[j]
+            if team == i then afterI = afterI + 1 else afterJ = afterJ + 1 end
+            local after = outcome(afterI, afterJ)
+            if before ~= after then
+              redis.call('HINCRBY', KEYS[1], field(i, j, before), -1)
+              redis.call('HINCRBY', KEYS[1], field(i, j, after), 1)
+            end
+          end
         end
+        redis.call('HSET', KEYS[2], clicksField(team), clicks[team] + 1)
         return 1
         """)
 }
 
-/// `GET /v1/experiments/{id}` (`ExperimentOutcome` in `Schemas/openapi.yaml`).
+/// `GET /v1/experiments/{id}` (`ExperimentOutcome` in `Schemas/openapi.yaml`): wins, ties,
+/// the sign test and the preference Δ with its 95 % interval, for A against B (teams 0 and 1)
+/// at the top level and for every pair of teams in `pairs` (one for two teams, k(k + 1)/2 for
+/// a multileave of k + 1).
 public struct ExperimentOutcome: Sendable, Hashable, Encodable {
+    /// One pair of teams: `first` is A of the pair, `second` B; Δ > 0 means users preferred
+    /// `second`.
+    public struct Pair: Sendable, Hashable, Encodable {
+        public var first: Int
+        public var second: Int
+        public var winsFirst: Int
+        public var winsSecond: Int
+        public var ties: Int
+        public var pValue: Double
+        public var preference: PreferenceEstimate
+
+        public init(_ pair: TeamPair, _ outcome: PreferenceOutcome) {
+            first = pair.first
+            second = pair.second
+            winsFirst = outcome.winsA
+            winsSecond = outcome.winsB
+            ties = outcome.ties
+            pValue = outcome.pValue
+            preference = outcome.preference
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case first, second, ties, preference
+            case winsFirst = "wins_first"
+            case winsSecond = "wins_second"
+            case pValue = "p_value"
+        }
+    }
+
     public var experiment: String
     public var impressions: Int
     public var winsA: Int
@@ -82,9 +157,29 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
     public var ties: Int
     /// Two-sided sign test over wins (ties excluded); 1 with no wins.
     public var pValue: Double
+    /// Δ of B over A with its 95 % interval (``PreferenceEstimate``).
+    public var preference: PreferenceEstimate
+    /// Teams compared: 2, or up to 5 for a multileave (0 is the live ranking).
+    public var teams: Int
+    public var pairs: [Pair]
+
+    /// - Parameter pairs: the outcome of every pair of `teams` teams; (0, 1) fills the
+    ///   top-level A-against-B fields.
+    public init(experiment: String, impressions: Int, teams: Int, pairs: [(TeamPair, PreferenceOutcome)]) {
+        let ab = pairs.first { $0.0 == TeamPair(0, 1) }?.1 ?? PreferenceOutcome(winsA: 0, winsB: 0, ties: 0)
+        self.experiment = experiment
+        self.impressions = impressions
+        winsA = ab.winsA
+        winsB = ab.winsB
+        ties = ab.ties
+        pValue = ab.pValue
+        preference = ab.preference
+        self.teams = teams
+        self.pairs = pairs.sorted { $0.0 < $1.0 }.map { Pair($0.0, $0.1) }
+    }
 
     enum CodingKeys: String, CodingKey {
-        case experiment, impressions, ties
+        case experiment, impressions, ties, preference, teams, pairs
         case winsA = "wins_a"
         case winsB = "wins_b"
         case pValue = "p_value"

@@ -1,0 +1,134 @@
+import Crypto
+import Foundation
+
+/// Signs impression tokens like cursors (HMAC-SHA256, base64url).
+///
+/// Version 2 (written): version (1) · offset (4) · slot count (1) · team count (1) · credit
+/// window as first and end slot of the page (1 + 1) · team of each slot (a nibble, low nibble
+/// first, ⌈count/2⌉) · nonce (8) · experiment length (1) · experiment (UTF-8) · first 16 bytes
+/// of the HMAC.
+///
+/// Version 1 (read only, written before the credit window existed): version (1) · offset (4) ·
+/// slot count (1) · team bits (⌈count/8⌉, bit set = B) · nonce (8) · experiment length (1) ·
+/// experiment · HMAC (16). Such ids decode with no credit window (see
+/// ``ImpressionToken/creditWindow``): a client that rendered a page just before a deploy is not
+/// refused, and its clicks credit nothing rather than possibly crediting an A-only slot.
+public struct ImpressionCodec: Sendable {
+    static let formatVersion: UInt8 = 2
+    static let macLength = 16
+    /// Slots per page at most (the gateway's `per_page` limit is lower).
+    public static let maxSlots = 255
+    /// Longest id accepted: the largest version-2 id (255 slots, a 255-byte experiment) is 556.
+    static let maxTextLength = 600
+
+    private let key: [UInt8]
+    private let retired: RetiredKey?
+
+    /// - Parameters:
+    ///   - key: the cursor key; impression ids are signed with a key derived from it, so an
+    ///     impression id can never pass as a cursor.
+    ///   - retired: the cursor key before the last rotation, still accepted until its time.
+    public init(key: some DataProtocol, retired: RetiredKey? = nil) {
+        self.key = Self.derive(key)
+        self.retired = retired.map { RetiredKey(key: Self.derive($0.key), until: $0.until) }
+    }
+
+    private static func derive(_ key: some DataProtocol) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Array("braid-impression".utf8), using: SymmetricKey(data: Array(key))))
+    }
+
+    public func encode(_ token: ImpressionToken) -> String {
+        var bytes: [UInt8] = [Self.formatVersion]
+        let offset = UInt32(clamping: token.offset)
+        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: offset >> UInt32(shift))) }
+        let teams = token.slotTeams.prefix(Self.maxSlots)
+        bytes.append(UInt8(teams.count))
+        bytes.append(UInt8(token.teamCount))
+        let window = ImpressionToken.clamp(token.creditWindow ?? token.offset..<token.offset, offset: token.offset, count: teams.count)
+        bytes.append(UInt8(window.lowerBound - token.offset))
+        bytes.append(UInt8(window.upperBound - token.offset))
+        var nibbles = [UInt8](repeating: 0, count: (teams.count + 1) / 2)
+        for (index, team) in teams.enumerated() { nibbles[index / 2] |= UInt8(team & 0xF) << UInt8(4 * (index % 2)) }
+        bytes += nibbles
+        bytes += Self.trailer(nonce: token.nonce, experiment: token.experiment)
+        bytes += mac(bytes)
+        return Base64URL.encode(bytes)
+    }
+
+    /// Decodes and verifies, versions 1 and 2; never traps, whatever the input.
+    public func decode(_ text: String, now: Date = Date()) throws(ImpressionTokenError) -> ImpressionToken {
+        guard text.utf8.count <= Self.maxTextLength, let bytes = Base64URL.decode(text), bytes.count > Self.macLength + 15 else {
+            throw .malformed
+        }
+        let body = Array(bytes.dropLast(Self.macLength))
+        let signature = Array(bytes.suffix(Self.macLength))
+        guard Self.same(mac(body), signature) || signedByRetiredKey(body, signature, now: now) else { throw .badSignature }
+        switch body[0] {
+        case 1: return try Self.decodeVersion1(body)
+        case 2: return try Self.decodeVersion2(body)
+        case let version: throw .unsupportedVersion(version)
+        }
+    }
+
+    private static func decodeVersion2(_ body: [UInt8]) throws(ImpressionTokenError) -> ImpressionToken {
+        guard body.count >= 10 else { throw .malformed }
+        let offset = body[1...4].reduce(0) { $0 << 8 | Int($1) }
+        let count = Int(body[5])
+        let teamCount = Int(body[6])
+        let windowFrom = Int(body[7])
+        let windowTo = Int(body[8])
+        guard (2...ImpressionToken.maxTeams).contains(teamCount), windowFrom <= windowTo, windowTo <= count else { throw .malformed }
+        let nibbleBytes = (count + 1) / 2
+        guard body.count >= 9 + nibbleBytes else { throw .malformed }
+        let teams = (0..<count).map { index in Int(body[9 + index / 2] >> UInt8(4 * (index % 2)) & 0xF) }
+        guard teams.allSatisfy({ $0 < teamCount }) else { throw .malformed }
+        let (nonce, experiment) = try trailer(body, from: 9 + nibbleBytes)
+        return ImpressionToken(
+            experiment: experiment, offset: offset, slotTeams: teams, teamCount: teamCount,
+            creditWindow: (offset + windowFrom)..<(offset + windowTo), nonce: nonce)
+    }
+
+    private static func decodeVersion1(_ body: [UInt8]) throws(ImpressionTokenError) -> ImpressionToken {
+        let offset = body[1...4].reduce(0) { $0 << 8 | Int($1) }
+        let count = Int(body[5])
+        let bitBytes = (count + 7) / 8
+        guard body.count >= 6 + bitBytes else { throw .malformed }
+        let teams = (0..<count).map { index in body[6 + index / 8] & (1 << UInt8(index % 8)) != 0 ? 1 : 0 }
+        let (nonce, experiment) = try trailer(body, from: 6 + bitBytes)
+        return ImpressionToken(version1: experiment, offset: offset, slotTeams: teams, nonce: nonce)
+    }
+
+    /// nonce (8) · experiment length (1) · experiment.
+    private static func trailer(nonce: UInt64, experiment: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: nonce >> UInt64(shift))) }
+        let name = Array(experiment.utf8.prefix(255))
+        bytes.append(UInt8(name.count))
+        return bytes + name
+    }
+
+    private static func trailer(_ body: [UInt8], from start: Int) throws(ImpressionTokenError) -> (UInt64, String) {
+        guard body.count >= start + 9 else { throw .malformed }
+        let nonce = body[start..<(start + 8)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let nameLength = Int(body[start + 8])
+        guard body.count == start + 9 + nameLength, let experiment = String(validating: body[(start + 9)...], as: UTF8.self) else {
+            throw .malformed
+        }
+        return (nonce, experiment)
+    }
+
+    func mac(_ body: [UInt8], key: [UInt8]? = nil) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: key ?? self.key)).prefix(Self.macLength))
+    }
+
+    private func signedByRetiredKey(_ body: [UInt8], _ signature: [UInt8], now: Date) -> Bool {
+        guard let retired, retired.isAccepted(at: now) else { return false }
+        return Self.same(mac(body, key: retired.key), signature)
+    }
+
+    /// Constant time: how many bytes match must not show in how long the check takes.
+    private static func same(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        return zip(lhs, rhs).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}

@@ -1,0 +1,171 @@
+import ArgumentParser
+import BraidExperiments
+import BraidSources
+import Foundation
+
+/// `braid experiment simulate`: the sensitivity simulation (BraidExperiments) over the demo
+/// corpus. This file only parses flags, opens the corpus and prints.
+struct ExperimentSimulateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Simulate users clicking interleaved and A/B-tested pages; print the sessions each method needs.",
+        discussion: """
+            Rankings: for every query, the live ranking A is the corpus's relevance ranking (SQLite \
+            FTS5 bm25) and the cached ranking B its popularity_boosted ranking (the default \
+            `featured` ranking), first --cached-size documents. Write the corpus with `braid seed` \
+            first (`make bench ONLY=evaluation` seeds 20,000 recipes).
+
+            Sessions: a user issues one of the queries (uniformly) and sees one page of --page-size \
+            results. Interleaving sessions see page 1 of the team-draft list built by Braid's page \
+            planner (start --start, every document of B placed, A fetched with B excluded), credited \
+            with Braid's impression token and credit window. A/B sessions see A's first page (the \
+            control, half of the sessions) or the treatment: B's first page alone (evaluation.ab, \
+            the rankings compared as rankings) or, reported as well, the page Braid serves with B \
+            blended in, pattern AB from --start (evaluation.ab_blended, the change a team would ship).
+
+            Users: a cascade click model with position bias (the dependent click model): read from \
+            the top; a result read is clicked with its attractiveness; after a click leave with \
+            probability --satisfaction, else read on; after no click read on with probability \
+            --persistence. A result's attractiveness is drawn per session and result uniformly from \
+            [--attractiveness-min, --attractiveness-max], multiplied by 1 + --margin when the \
+            document belongs to the preferred ranking (--prefer: B's placed documents, or as many \
+            of A's first documents), at most 1.
+
+            Output: the win, tie and click-through rates measured over --calibration-sessions \
+            sessions (A/B: as many per arm, on common random numbers); the sessions each method \
+            needs for --power at level --alpha (sign test on interleaving wins; two-proportion \
+            z-test on click-through, both arms together), checked by simulating --power-runs \
+            experiments of each size; and, with no preference, the share of --null-runs \
+            interleaving experiments (--null-sessions sessions each, default the interleaving \
+            size) the sign test wrongly rejects at --alpha, with window credit and, for \
+            comparison, with every slot credited. Deterministic given --seed and the corpus.
+            """)
+
+    static let defaultQueries = [
+        "curry", "rice", "chicken", "pasta", "tomato", "beef", "pork", "salmon", "mushroom", "soup",
+        "salad", "potato", "egg", "cake", "bread", "apple", "garlic", "butter", "onion", "sugar",
+    ]
+
+    @Option(help: "Corpus written by `braid seed`.") var db = ".run/local/corpus.sqlite"
+    @Option(help: "Comma-separated queries (default: 20 common recipe words).") var queries: String?
+    @Option(help: "Seed of every random draw.") var seed: UInt64 = SensitivityParameters().seed
+    @Option(help: "Relative attractiveness lift of the preferred ranking's documents.") var margin = SensitivityParameters().margin
+    @Option(help: "Ranking the users prefer: live (A) or cached (B).") var prefer = SensitivityParameters().preferred.rawValue
+    @Option(name: .customLong("page-size"), help: "Results per page (one page per session).") var pageSize = SensitivityParameters().pageSize
+    @Option(name: .customLong("cached-size"), help: "Documents of the cached ranking B.") var cachedSize = SensitivityParameters().cachedSize
+    @Option(help: "interleaving.start: slots before it are A only.") var start = SensitivityParameters().start
+    @Option(name: .customLong("attractiveness-min"), help: "Lowest base click probability of a result.")
+    var attractivenessMin = SensitivityParameters().attractiveness.lowerBound
+    @Option(name: .customLong("attractiveness-max"), help: "Highest base click probability of a result.")
+    var attractivenessMax = SensitivityParameters().attractiveness.upperBound
+    @Option(help: "P(read the next result | no click).") var persistence = SensitivityParameters().persistence
+    @Option(help: "P(leave | click).") var satisfaction = SensitivityParameters().satisfaction
+    @Option(help: "Level of the tests (two-sided).") var alpha = SensitivityParameters().alpha
+    @Option(help: "Power the sample sizes are computed for.") var power = SensitivityParameters().power
+    @Option(name: .customLong("calibration-sessions"), help: "Sessions measuring the rates (A/B: per arm).")
+    var calibrationSessions = SensitivityParameters().calibrationSessions
+    @Option(name: .customLong("power-runs"), help: "Experiments per method checking the power (0: skip).")
+    var powerRuns = SensitivityParameters().powerRuns
+    @Option(name: .customLong("null-runs"), help: "Experiments with no preference (0: skip).") var nullRuns = SensitivityParameters().nullRuns
+    @Option(name: .customLong("null-sessions"), help: "Sessions per null experiment (default: the interleaving size).")
+    var nullSessions: Int?
+    @Option(help: "Parallel tasks (does not change the figures).") var workers = ProcessInfo.processInfo.activeProcessorCount
+
+    var parameters: SensitivityParameters {
+        var parameters = SensitivityParameters()
+        parameters.seed = seed
+        parameters.margin = margin
+        parameters.preferred = PreferredRanking(rawValue: prefer) ?? .cached
+        parameters.pageSize = pageSize
+        parameters.cachedSize = cachedSize
+        parameters.start = start
+        parameters.attractiveness = min(attractivenessMin, attractivenessMax)...max(attractivenessMin, attractivenessMax)
+        parameters.persistence = persistence
+        parameters.satisfaction = satisfaction
+        parameters.alpha = alpha
+        parameters.power = power
+        parameters.calibrationSessions = calibrationSessions
+        parameters.powerRuns = powerRuns
+        parameters.nullRuns = nullRuns
+        parameters.nullSessions = nullSessions
+        return parameters
+    }
+
+    var queryList: [String] {
+        queries.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } } ?? Self.defaultQueries
+    }
+
+    func validate() throws {
+        guard PreferredRanking(rawValue: prefer) != nil else { throw ValidationError("--prefer must be live or cached") }
+        guard attractivenessMin <= attractivenessMax else { throw ValidationError("--attractiveness-min must not exceed --attractiveness-max") }
+        guard !queryList.isEmpty else { throw ValidationError("--queries names no query") }
+        guard (1...64).contains(workers) else { throw ValidationError("--workers must be 1 to 64") }
+        do {
+            try parameters.validate()
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    func run() async throws {
+        guard FileManager.default.fileExists(atPath: db) else {
+            throw ValidationError("no corpus at \(db): write one with `braid seed --db \(db)` (or pass --db)")
+        }
+        let started = ContinuousClock.now
+        let source = SQLiteSearchSource(path: db)
+        let rankings: [QueryRankings]
+        do {
+            rankings = try await QueryRankings.load(
+                queries: queryList, source: CorpusRankingSource(source: source), cachedSize: cachedSize, pageSize: pageSize,
+                preferred: parameters.preferred)
+        } catch {
+            try? await source.shutdown()
+            throw error
+        }
+        try await source.shutdown()
+        let report = try await SensitivitySimulation(parameters: parameters, queries: rankings, workers: workers).run()
+        print(Self.lines(report, parameters: parameters, corpus: db, seconds: Self.seconds(since: started)).joined(separator: "\n"))
+    }
+
+    static func lines(_ report: SensitivityReport, parameters p: SensitivityParameters, corpus: String, seconds: Double) -> [String] {
+        func fixed(_ value: Double, _ digits: Int = 4) -> String { String(format: "%.\(digits)f", value) }
+        func count(_ value: Int?) -> String { value.map(String.init) ?? "none" }
+        var lines = [
+            "corpus \(corpus): \(report.queries) queries; seed \(p.seed); margin \(p.margin) for \(p.preferred.rawValue); "
+                + "page \(p.pageSize), B \(p.cachedSize) documents, start \(p.start); attractiveness \(p.attractiveness.lowerBound)–\(p.attractiveness.upperBound), "
+                + "persistence \(p.persistence), satisfaction \(p.satisfaction); alpha \(p.alpha), power \(p.power)",
+            "FIGURE evaluation.interleaving.win_a_rate \(fixed(report.interleaving.winA))",
+            "FIGURE evaluation.interleaving.win_b_rate \(fixed(report.interleaving.winB))",
+            "FIGURE evaluation.interleaving.tie_rate \(fixed(report.interleaving.ties))",
+            "FIGURE evaluation.interleaving.sessions \(count(report.interleaving.sessions))",
+            "FIGURE evaluation.ab.control_ctr \(fixed(report.abTest.controlRate))",
+            "FIGURE evaluation.ab.treatment_ctr \(fixed(report.abTest.treatmentRate))",
+            "FIGURE evaluation.ab.sessions \(count(report.abTest.sessions))",
+            "FIGURE evaluation.ab_blended.treatment_ctr \(fixed(report.abBlended.treatmentRate))",
+            "FIGURE evaluation.ab_blended.sessions \(count(report.abBlended.sessions))",
+            "FIGURE evaluation.rankings.live_page_in_cached_share \(fixed(report.livePageInCachedShare, 3))",
+        ]
+        if let power = report.interleaving.empiricalPower {
+            lines.append("FIGURE evaluation.interleaving.empirical_power \(fixed(power, 3)) (\(p.powerRuns) experiments)")
+        }
+        if let power = report.abTest.empiricalPower {
+            lines.append("FIGURE evaluation.ab.empirical_power \(fixed(power, 3)) (\(p.powerRuns) experiments)")
+        }
+        if let ratio = report.abBlendedOverInterleaving {
+            lines.append("FIGURE evaluation.ab_blended_sessions.over_interleaving \(fixed(ratio, 2))")
+        }
+        if let null = report.null {
+            lines.append("FIGURE evaluation.null.sessions_per_run \(null.sessionsPerRun) (\(null.runs) experiments)")
+            lines.append("FIGURE evaluation.null_false_positive_rate.every_slot \(fixed(null.falsePositiveRateEverySlot, 3))")
+        }
+        lines.append("FIGURE evaluation.seconds \(fixed(seconds, 1))")
+        if let ratio = report.abOverInterleaving { lines.append("RATIO evaluation.ab_sessions.over_interleaving \(fixed(ratio, 2))") }
+        if let null = report.null { lines.append("RATIO evaluation.null_false_positive_rate \(fixed(null.falsePositiveRate, 3))") }
+        return lines
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+}

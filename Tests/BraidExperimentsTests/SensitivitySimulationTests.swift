@@ -1,0 +1,134 @@
+import BraidCore
+import BraidExperiments
+import Testing
+
+@Suite("sensitivity simulation")
+struct SensitivitySimulationTests {
+    func load(preferred: PreferredRanking = .cached, pageSize: Int = 10) async throws -> [QueryRankings] {
+        try await QueryRankings.load(
+            queries: InMemoryRankings.queries, source: InMemoryRankings.sample, cachedSize: 50, pageSize: pageSize, preferred: preferred)
+    }
+
+    @Test func rankingsAreLoadedAsTheGatewayWouldAskForThem() async throws {
+        let queries = try await load()
+        #expect(queries.map(\.query) == ["alpha", "beta", "gamma"], "a query without matches is left out")
+        let alpha = try #require(queries.first)
+        #expect(alpha.live == (0..<10).map { "alpha-l\($0)" })
+        #expect(alpha.cached.count == 50 && alpha.cachedPage == Array(alpha.cached.prefix(10)))
+        // A without B: B's ten shared documents are gone from A and from its total.
+        #expect(Set(alpha.liveExcludingCached).isDisjoint(with: alpha.cached))
+        #expect(alpha.liveExcludingCached.count == 10 && alpha.liveExcludingCachedTotal == 290)
+        #expect(alpha.preferredDocuments == Set(alpha.cached))
+        let live = try #require(try await load(preferred: .live).first)
+        #expect(live.preferredDocuments == Set((0..<50).map { "alpha-l\($0)" }))
+    }
+
+    func simulator(margin: Double, preferred: PreferredRanking = .cached, start: Int = 0) async throws -> SessionSimulator {
+        try SessionSimulator(
+            queries: try await load(preferred: preferred), clickModel: CascadeClickModel(persistence: 0.9, satisfaction: 0.5),
+            attractiveness: Attractiveness(range: 0.1...0.4, margin: margin), pageSize: 10, start: start)
+    }
+
+    func outcomes(_ simulator: SessionSimulator, sessions: Int, seed: UInt64) -> (window: PreferenceOutcome, everySlot: PreferenceOutcome) {
+        var random = SimulationRandom(seed: seed)
+        var window = PreferenceOutcome(winsA: 0, winsB: 0, ties: 0)
+        var everySlot = window
+        for _ in 0..<sessions {
+            let outcome = simulator.interleavedSession(using: &random)
+            window.record(outcome.window)
+            everySlot.record(outcome.everySlot)
+        }
+        return (window, everySlot)
+    }
+
+    @Test func usersWinTheRankingTheyPrefer() async throws {
+        let cached = outcomes(try await simulator(margin: 0.5), sessions: 20_000, seed: 1).window
+        #expect(cached.winsB > cached.winsA && cached.pValue < 1e-6, "\(cached)")
+        let live = outcomes(try await simulator(margin: 0.5, preferred: .live), sessions: 20_000, seed: 1).window
+        #expect(live.winsA > live.winsB && live.pValue < 1e-6, "\(live)")
+        // A/B: the arm showing the preferred ranking is clicked more.
+        let ab = try await simulator(margin: 0.5)
+        var random = SimulationRandom(seed: 2)
+        var clicked: [ABArm: Int] = [:]
+        for _ in 0..<40_000 {
+            let draws = random
+            for arm in ABArm.allCases {
+                var replay = draws
+                clicked[arm, default: 0] += ab.abSession(arm, using: &replay) ? 1 : 0
+            }
+            _ = random.next()
+        }
+        // Half of the blended page is B's: between the two (common random numbers).
+        #expect(clicked[.live]! < clicked[.blended]! && clicked[.blended]! < clicked[.cached]!, "\(clicked)")
+        // The sample's live page holds one of B's documents in ten.
+        #expect(abs(ab.livePageInCachedShare - 0.1) < 1e-12)
+    }
+
+    @Test func withoutPreferenceWindowCreditIsBalancedAndEverySlotCreditIsNot() async throws {
+        // start 3: three A-only slots on top of every page.
+        let indifferent = outcomes(try await simulator(margin: 0, start: 3), sessions: 20_000, seed: 3)
+        #expect(indifferent.window.pValue > 0.01, "\(indifferent.window)")
+        #expect(indifferent.everySlot.winsA > indifferent.everySlot.winsB && indifferent.everySlot.pValue < 1e-6, "\(indifferent.everySlot)")
+    }
+
+    func parameters(margin: Double = 0.3) -> SensitivityParameters {
+        var parameters = SensitivityParameters()
+        parameters.margin = margin
+        parameters.calibrationSessions = 40_000
+        parameters.powerRuns = 120
+        parameters.nullRuns = 150
+        return parameters
+    }
+
+    @Test func reportIsAPureFunctionOfTheSeedWhateverTheWorkers() async throws {
+        let queries = try await load()
+        let one = try await SensitivitySimulation(parameters: parameters(), queries: queries, workers: 1).run()
+        let three = try await SensitivitySimulation(parameters: parameters(), queries: queries, workers: 3).run()
+        #expect(one == three)
+        var other = parameters()
+        other.seed = 2
+        #expect(try await SensitivitySimulation(parameters: other, queries: queries, workers: 2).run() != one)
+    }
+
+    @Test func interleavingNeedsFewerSessionsAndThePowerIsAsComputed() async throws {
+        let report = try await SensitivitySimulation(parameters: parameters(), queries: try await load()).run()
+        let interleaved = try #require(report.interleaving.sessions)
+        let ab = try #require(report.abTest.sessions)
+        #expect(interleaved < ab, "\(report)")
+        #expect(report.abOverInterleaving == Double(ab) / Double(interleaved))
+        #expect(abs(report.interleaving.winA + report.interleaving.winB + report.interleaving.ties - 1) < 1e-9)
+        #expect(report.abTest.treatmentRate > report.abTest.controlRate)
+        #expect(report.abBlended.controlRate == report.abTest.controlRate)
+        #expect(try #require(report.abBlended.sessions) > ab, "half a page of B is a smaller change than all of it")
+        #expect(report.abBlendedOverInterleaving == Double(report.abBlended.sessions!) / Double(interleaved))
+        #expect(report.abBlended.empiricalPower == nil, "the formula is checked on the cached arm only")
+        // 120 experiments each: 0.8 ± 3 standard deviations (0.037).
+        #expect((0.68...0.92).contains(try #require(report.interleaving.empiricalPower)), "\(report)")
+        #expect((0.68...0.92).contains(try #require(report.abTest.empiricalPower)), "\(report)")
+        let null = try #require(report.null)
+        #expect(null.runs == 150 && null.sessionsPerRun == interleaved)
+        #expect(null.falsePositiveRate <= 0.1, "\(null)")
+    }
+
+    @Test func theNullCheckRunsTheGivenSessionsWithNoPreference() async throws {
+        var parameters = parameters(margin: 0.3)
+        parameters.nullSessions = 500
+        parameters.start = 3
+        let report = try await SensitivitySimulation(parameters: parameters, queries: try await load()).run()
+        let null = try #require(report.null)
+        #expect(null.sessionsPerRun == 500)
+        // 150 runs: α = 0.05 ± 3 standard deviations (0.053) at most; every-slot credit is fooled
+        // by the three A-only slots on top.
+        #expect(null.falsePositiveRate <= 0.11, "\(null)")
+        #expect(null.falsePositiveRateEverySlot > 0.5, "\(null)")
+    }
+
+    @Test func badParametersAreRefusedWithAReason() async throws {
+        var parameters = SensitivityParameters()
+        parameters.power = 1
+        #expect(throws: SensitivityParameterError.self) { try SensitivitySimulation(parameters: parameters, queries: [QueryRankings]()) }
+        #expect(throws: SensitivityParameterError("no query has both live and cached results")) {
+            try SensitivitySimulation(parameters: SensitivityParameters(), queries: [])
+        }
+    }
+}

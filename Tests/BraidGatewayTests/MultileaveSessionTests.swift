@@ -1,0 +1,75 @@
+import BraidConfig
+import BraidCore
+import BraidGateway
+import BraidTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// A multileaved session through the gateway, real Redis and broker: the live ranking and two
+/// cached rankings in one list, walked to its end by cursor, then credited by a worker.
+@Suite("Multileave sessions", .serialized)
+struct MultileaveSessionTests {
+    @Test("Every document once, pages planned alone equal the cursor walk, clicks credit every pair of the three teams")
+    func walkAMultileavedSessionAndCreditIt() async throws {
+        let fixture = try await WorkerFixture(documents: 300, users: 5)
+        var configuration = GatewayHarness.configuration(fixture)
+        // max_docs 5: five documents of each cached ranking, so the live ranking keeps some of the
+        // query's matches and every round of the first five has all three teams.
+        configuration.interleaving.arms = [.init(name: "multi-exp", weight: 100, maxDocs: 5, mode: .teamDraft, multileave: ["featured", "fresh"])]
+        let worker = try fixture.startWorker("multileave-worker")
+        defer { worker.signal(SIGTERM) }
+        try await GatewayHarness.with(configuration) { client, _ in
+            var pages: [JSONBody] = [try await client.json("/v1/search?q=chicken&per_page=7&session=m1")]
+            while let next = pages.last?["next_cursor"] as? String {
+                try #require(pages.count < 200, "the session does not end")
+                pages.append(try await client.json("/v1/search?q=chicken&cursor=\(encoded(next))"))
+            }
+            for page in pages { #expect(page.status == 200, "\(page.object)") }
+            let items = pages.flatMap { $0["items"] as? [[String: Any]] ?? [] }
+            let ids = items.compactMap { $0["id"] as? String }
+            #expect(ids.count == items.count && Set(ids).count == ids.count, "a document shown twice: \(ids)")
+            #expect(items.compactMap { $0["position"] as? Int } == Array(0..<items.count), "positions are not contiguous")
+            #expect(pages.first?["total"] as? Int == items.count, "\(String(describing: pages.first?["total"]))")
+            let teams = items.compactMap { $0["team_index"] as? Int }
+            #expect(teams.count == items.count && Set(teams) == [0, 1, 2], "every team drafts: \(teams)")
+            for item in items {
+                #expect((item["team"] as? String == "A") == (item["team_index"] as? Int == 0), "\(item)")
+            }
+            let interleaving = try #require(pages[0]["interleaving"] as? [String: Any])
+            #expect(interleaving["multileave"] as? [String] == ["featured", "fresh"], "\(interleaving)")
+            // Pages planned alone (page numbers, same session, same snapshots) equal the walk.
+            for number in [2, 4] where number <= pages.count {
+                let alone = try await client.json("/v1/search?q=chicken&per_page=7&page=\(number)&session=m1")
+                let walked = (pages[number - 1]["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+                #expect((alone["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String } == walked, "page \(number)")
+            }
+
+            // Page 1 from the start: a click on team 2's first item inside the credit window.
+            let first = pages[0]
+            let id = try #require(first["impression_id"] as? String, "a multileave page without impression_id")
+            let firstItems = try #require(first["items"] as? [[String: Any]])
+            let clicked = try #require(firstItems.first { $0["team_index"] as? Int == 2 }?["position"] as? Int, "no team-2 item on page 1")
+            let body = try JSONSerialization.data(withJSONObject: ["events": [
+                ["type": "impression", "impression_id": id], ["type": "click", "impression_id": id, "position": clicked],
+            ]])
+            let accepted = try JSONBody(try await client.execute(uri: "/v1/events", method: .post, body: ByteBuffer(bytes: body)))
+            #expect(accepted["accepted"] as? Int == 2, "\(accepted.object)")
+            let deadline = ContinuousClock.now + .seconds(60)
+            var outcome = try await client.json("/v1/experiments/multi-exp")
+            func pair(_ first: Int, _ second: Int) -> [String: Any]? {
+                (outcome["pairs"] as? [[String: Any]])?.first { $0["first"] as? Int == first && $0["second"] as? Int == second }
+            }
+            while pair(1, 2)?["wins_second"] as? Int != 1 {
+                try #require(ContinuousClock.now < deadline, "the click was not credited to team 2: \(outcome.object)")
+                try await Task.sleep(for: .milliseconds(200))
+                outcome = try await client.json("/v1/experiments/multi-exp")
+            }
+            #expect(outcome["teams"] as? Int == 3 && outcome["impressions"] as? Int == 1, "\(outcome.object)")
+            #expect(pair(0, 2)?["wins_second"] as? Int == 1, "\(outcome.object)")
+            #expect(pair(0, 1)?["ties"] as? Int == 1, "teams 0 and 1 had no click: a tie. \(outcome.object)")
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import BraidCore
+import BraidPrecompute
+import BraidRedis
+import BraidTestSupport
+import Foundation
+import Testing
+
+@Suite("experiment credit against a real Redis")
+struct ExperimentStoreTests {
+    /// Random impressions of `teams` teams and click streams (repeats, clicks before their
+    /// impression event, impressions never clicked), credited by the store in Redis and by the
+    /// pure model (``PairwiseTally``); every pair must agree.
+    @Test(arguments: [2, 3, 5])
+    func everyPairMatchesThePureMultileaveCredit(teams: Int) async throws {
+        try await withRedisClient(try TestEnvironment.redisURL()) { (redis: RedisClient) async throws -> Void in
+            let store = ExperimentStore(redis: redis, keys: CacheKeys(prefix: TestEnvironment.uniqueName("braid")))
+            var random = SeededGenerator(seed: UInt64(teams))
+            var model = PairwiseTally(teamCount: teams)
+            for index in 0..<60 {
+                let slotTeams = (0..<10).map { _ in Int.random(in: 0..<teams, using: &random) }
+                let token = ImpressionToken(
+                    experiment: "multi", offset: 0, slotTeams: slotTeams, teamCount: teams, creditWindow: 0..<10, nonce: UInt64(index))
+                let clicked = (0..<Int.random(in: 0...4, using: &random)).map { _ in Int.random(in: 0..<10, using: &random) }
+                var events = clicked.map { ExperimentEvent.make(.click, token: token, position: $0)! }
+                events.insert(ExperimentEvent.make(.impression, token: token)!, at: Int.random(in: 0...events.count, using: &random))
+                for event in events { try await store.record(event) }
+                var clicks = [Int](repeating: 0, count: teams)
+                for position in Set(clicked) { clicks[slotTeams[position]] += 1 }
+                model.record(clicks: clicks)
+            }
+            let outcome = try await store.outcome(of: "multi")
+            #expect(outcome.impressions == 60)
+            #expect(outcome.teams == teams)
+            #expect(outcome.pairs.count == teams * (teams - 1) / 2)
+            for pair in outcome.pairs {
+                let expected = try #require(model[TeamPair(pair.first, pair.second)])
+                #expect(
+                    (pair.winsFirst, pair.winsSecond, pair.ties) == (expected.winsA, expected.winsB, expected.ties),
+                    "pair \(pair.first)-\(pair.second): store \(pair), model \(expected)")
+                #expect(pair.preference == expected.preference)
+            }
+            let ab = try #require(model[TeamPair(0, 1)])
+            #expect((outcome.winsA, outcome.winsB, outcome.ties) == (ab.winsA, ab.winsB, ab.ties))
+        }
+    }
+
+    @Test func eventsThatAreNotEvidenceChangeNothing() async throws {
+        try await withRedisClient(try TestEnvironment.redisURL()) { (redis: RedisClient) async throws -> Void in
+            let store = ExperimentStore(redis: redis, keys: CacheKeys(prefix: TestEnvironment.uniqueName("braid")))
+            // Slots 0-2 are A's before start 3: outside the window.
+            let token = ImpressionToken(experiment: "window", offset: 0, teams: [.a, .a, .a, .b, .a], creditWindow: 3..<5, nonce: 1)
+            #expect(try await store.record(ExperimentEvent.make(.click, token: token, position: 0)!) == false)
+            #expect(try await store.outcome(of: "window").impressions == 0)
+            #expect(try await store.record(ExperimentEvent.make(.click, token: token, position: 3)!) == true)
+            let outcome = try await store.outcome(of: "window")
+            #expect((outcome.impressions, outcome.winsA, outcome.winsB, outcome.ties) == (1, 0, 1, 0))
+        }
+    }
+}
