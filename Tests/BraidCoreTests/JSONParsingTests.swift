@@ -1,0 +1,136 @@
+import BraidTestSupport
+import Foundation
+import Testing
+
+@testable import BraidCore
+
+/// The JSON parser that reads stored snapshots: it must read exactly what `JSONDecoder` reads
+/// (the decoder it replaced on that path), and refuse what is not JSON with the place it broke.
+@Suite("JSON parsing")
+struct JSONParsingTests {
+    /// Random trees of every kind, with strings that need escapes, non-ASCII text, and numbers
+    /// of every shape JSONValue's encoder writes.
+    static func randomValue(depth: Int, using generator: inout SeededGenerator) -> JSONValue {
+        let texts = ["", "curry", "Curry \"Rice\"", "カレー/うどん", "tab\there", "line\nbreak", "back\\slash", "\u{1}\u{1F}", "😀 emoji", "é"]
+        switch Int.random(in: 0..<(depth > 2 ? 5 : 7), using: &generator) {
+        case 0: return .null
+        case 1: return .bool(Bool.random(using: &generator))
+        case 2: return .string(texts[Int.random(in: 0..<texts.count, using: &generator)])
+        case 3: return .number(Double(Int.random(in: -1_000_000...1_000_000, using: &generator)))
+        case 4: return .number([0.5, -1.25e-7, 3.141592653589793, 1e300, 1.2345678901234568e17][Int.random(in: 0..<5, using: &generator)])
+        case 5:
+            return .array((0..<Int.random(in: 0...4, using: &generator)).map { _ in randomValue(depth: depth + 1, using: &generator) })
+        default:
+            let keys = ["id", "title", "a b", "ключ", "\"q\""]
+            return .object(Dictionary(
+                (0..<Int.random(in: 0...4, using: &generator)).map { _ in
+                    (keys[Int.random(in: 0..<keys.count, using: &generator)], randomValue(depth: depth + 1, using: &generator))
+                },
+                uniquingKeysWith: { first, _ in first }))
+        }
+    }
+
+    @Test("reads what JSONDecoder reads, for a thousand random values")
+    func agreesWithJSONDecoder() throws {
+        var generator = SeededGenerator(seed: 7)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        for _ in 0..<1_000 {
+            let value = Self.randomValue(depth: 0, using: &generator)
+            let data = try encoder.encode(value)
+            let parsed = try JSONValue.parse(data)
+            #expect(parsed == (try JSONDecoder().decode(JSONValue.self, from: data)), "\(String(decoding: data, as: UTF8.self))")
+            #expect(parsed == value)
+        }
+    }
+
+    @Test("resolves every escape, surrogate pairs included, and allows whitespace between tokens")
+    func escapesAndWhitespace() throws {
+        let text = #" { "s" : "\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00" , "n" : [ -0.5e+2 , 0 , -12 , 1E2 ] , "t" : true , "z" : null } "#
+        let parsed = try JSONValue.parse(Data(text.utf8))
+        #expect(parsed == .object([
+            "s": .string("\"\\/\u{8}\u{C}\n\r\té😀"),
+            "n": .array([.number(-50), .number(0), .number(-12), .number(100)]),
+            "t": .bool(true), "z": .null,
+        ]))
+        #expect(try JSONValue.parse(Data("12345678901234567890".utf8)) == .number(Double(UInt64(12_345_678_901_234_567_890))))
+    }
+
+    @Test("refuses what is not JSON, saying where", arguments: [
+        ("", 0, "ends where a value"),
+        ("[1,]", 3, "unexpected character"),
+        ("{\"a\":1,}", 7, "must be a string"),
+        ("{\"a\" 1}", 5, "expected ':'"),
+        ("01", 1, "leading zeros"),
+        ("1.", 2, "fraction needs a digit"),
+        ("1e", 2, "exponent needs a digit"),
+        ("-", 1, "needs a digit"),
+        ("1e400", 0, "out of range"),
+        ("\"a", 2, "not closed"),
+        ("\"a\nb\"", 2, "control character"),
+        ("\"\\x\"", 2, "invalid escape"),
+        ("\"\\ud83d\"", 7, "lone surrogate"),
+        ("\"\\ude00\"", 7, "lone surrogate"),
+        ("\"\\u12\"", 3, "four hex digits"),
+        ("tru", 0, "expected 'true'"),
+        ("[1] 2", 4, "after the value"),
+        ("[1 2]", 3, "expected ',' or ']'"),
+        ("{\"a\":1 \"b\":2}", 7, "expected ',' or '}'"),
+    ])
+    func refusesInvalidText(text: String, offset: Int, reason: String) {
+        #expect {
+            _ = try JSONValue.parse(Data(text.utf8))
+        } throws: { error in
+            guard let error = error as? JSONParseError else { return false }
+            return error.offset == offset && error.reason.contains(reason)
+        }
+    }
+
+    @Test("refuses bytes that are not UTF-8 and values nested past the limit")
+    func refusesBadBytesAndDeepNesting() {
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(Data([0x22, 0xC3, 0x28, 0x22])) }
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(Data([0x22, 0x5C, 0x6E, 0xFF, 0x22])) }
+        let deep = String(repeating: "[", count: JSONParser.maxDepth + 1) + String(repeating: "]", count: JSONParser.maxDepth + 1)
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(Data(deep.utf8)) }
+        let limit = String(repeating: "[", count: JSONParser.maxDepth) + String(repeating: "]", count: JSONParser.maxDepth)
+        #expect((try? JSONValue.parse(Data(limit.utf8))) != nil)
+    }
+
+    @Test("a stored snapshot reads back equal to what was written, and a wrong shape names the member")
+    func snapshotRoundTrip() throws {
+        var generator = SeededGenerator(seed: 3)
+        let documents = (0..<50).map { index in
+            RankingSnapshot.Document(id: "r\(index)", score: Double.random(in: 0...20, using: &generator), fields: [
+                "title": .string("Curry \(index) \"special\""), "popularity": .number(Double(index * 31)),
+                "ingredients": .array([.string("rice"), .string("カレー")]), "published_at": .number(1_700_000_000 + Double(index)),
+            ])
+        }
+        let snapshot = RankingSnapshot(
+            ranking: "featured", query: "curry", version: 1_763_900_000_123, createdAt: Date(timeIntervalSince1970: 1_763_900_000),
+            requestID: "req-1", documents: documents)
+        let data = try snapshot.encoded()
+        let decoded = try RankingSnapshot.decode(data)
+        #expect(decoded == snapshot)
+        #expect(decoded == (try StoredValueCoding.decoder().decode(RankingSnapshot.self, from: data)))
+
+        guard case .object(var members) = try JSONValue.parse(data), case .array(var stored) = members["documents"], case .object(var first) = stored[0] else {
+            Issue.record("the snapshot is not an object with documents")
+            return
+        }
+        first["score"] = .string("high")
+        stored[0] = .object(first)
+        members["documents"] = .array(stored)
+        #expect {
+            _ = try RankingSnapshot.decode(try JSONEncoder().encode(JSONValue.object(members)))
+        } throws: { error in
+            (error as? StoredValueShapeError)?.description == "documents[0].score is not a number"
+        }
+        members["documents"] = .array([])
+        members.removeValue(forKey: "created_at")
+        #expect {
+            _ = try RankingSnapshot.decode(try JSONEncoder().encode(JSONValue.object(members)))
+        } throws: { error in
+            (error as? StoredValueShapeError)?.description == "snapshot.created_at is missing"
+        }
+    }
+}
