@@ -90,4 +90,21 @@ struct CursorCodecTests {
             #expect(throws: CursorError.self) { try codec.decode(text, now: now) }
         }
     }
+
+    @Test func base64URLMatchesFoundationsAlphabetAndRefusesWhatItDoesNotWrite() {
+        var generator = SeededGenerator(seed: 5)
+        for length in 0..<70 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let foundation = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == foundation)
+            #expect(Base64URL.decode(foundation) == bytes)
+        }
+        // A lone last character, padding, the standard alphabet, and spare bits that are not zero.
+        for text in ["QUJD" + "Q", "QQ==", "a+b/", "QR", "QUF"] {
+            #expect(Base64URL.decode(text) == nil, "\(text)")
+        }
+        #expect(Base64URL.decode("QQ") == [0x41])
+        #expect(Base64URL.decode("QUE") == [0x41, 0x41])
+    }
 }

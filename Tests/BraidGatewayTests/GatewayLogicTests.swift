@@ -38,6 +38,10 @@ struct GatewayLogicTests {
         let parsed = try QueryString.parse("q=curry+rice&q=other&x=%E3%82%AB%E3%83%AC%E3%83%BC&flag")
         #expect(parsed == ["q": "curry rice", "x": "カレー", "flag": ""])
         #expect(throws: GatewayError.self) { try QueryString.parse("q=%ZZ") }
+        #expect(try QueryString.parse("a%20b=%2B1%2fx+y&c=%e2%82%ac") == ["a b": "+1/x y", "c": "€"])
+        for malformed in ["q=%4", "q=%", "q=a%E3%82", "q=%FF", "%G1=x"] {
+            #expect(throws: GatewayError.self, "\(malformed)") { try QueryString.parse(malformed) }
+        }
     }
 
     @Test("If-None-Match: lists, weak tags and * match; others do not")

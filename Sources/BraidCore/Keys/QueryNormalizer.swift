@@ -20,13 +20,6 @@ public enum QueryNormalizer {
 
     /// Short hex digest used inside Redis keys: keys stay short and free of user text.
     public static func keyDigest(_ normalized: String) -> String {
-        hex(SHA256.hash(data: Array(normalized.utf8)).prefix(10))
-    }
-
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map { byte in
-            let digits = String(byte, radix: 16)
-            return byte < 16 ? "0" + digits : digits
-        }.joined()
+        Hex.string(SHA256.hash(data: Array(normalized.utf8)).prefix(10))
     }
 }

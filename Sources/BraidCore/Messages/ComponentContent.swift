@@ -60,7 +60,7 @@ public enum CanonicalJSON {
 public enum ComponentHash {
     /// First 16 bytes of SHA-256 over the items' canonical JSON array (`[…]`), as hex.
     public static func content(ofItemsJSON array: [UInt8]) -> String {
-        hex(SHA256.hash(data: array).prefix(16))
+        Hex.string(SHA256.hash(data: array).prefix(16))
     }
 
     /// The same hash from the items' canonical JSON without brackets (a slice of stored
@@ -70,23 +70,13 @@ public enum ComponentHash {
         hasher.update(data: [UInt8(ascii: "[")])
         joined.withUnsafeBytes { hasher.update(bufferPointer: $0) }
         hasher.update(data: [UInt8(ascii: "]")])
-        return hex(hasher.finalize().prefix(16))
+        return Hex.string(hasher.finalize().prefix(16))
     }
 
     /// The state hash of a fixed-size component: derived from its type and layout only, so it
     /// is known before the content (a size cache key, not a content hash).
     public static func fixed(type: ComponentType, style: LayoutStyle, width: Int, height: Int) -> String {
         let text = "fixed\u{0}\(type.rawValue)\u{0}\(style.rawValue)\u{0}\(width)x\(height)"
-        return hex(SHA256.hash(data: Array(text.utf8)).prefix(16))
-    }
-
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        return Hex.string(SHA256.hash(data: Array(text.utf8)).prefix(16))
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Parses a URL query string (`a=1&b=x+y`): `+` is a space, `%XX` is a byte, the first
 /// value of a repeated name wins. Malformed percent-encoding is a 400, not a guess.
 ///
@@ -20,10 +18,41 @@ enum QueryString {
     }
 
     static func decode(_ text: Substring) throws(GatewayError) -> String {
-        let spaced = text.replacingOccurrences(of: "+", with: " ")
-        guard let decoded = spaced.removingPercentEncoding else {
-            throw .badRequest("the query string is not valid percent-encoded UTF-8", code: "invalid_parameter")
+        let bytes = text.utf8
+        // Most names and values need no decoding.
+        if !bytes.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) { return String(text) }
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "+"):
+                decoded.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                let high = bytes.index(after: index)
+                guard high < bytes.endIndex, bytes.index(after: high) < bytes.endIndex,
+                      let upper = hexValue(bytes[high]), let lower = hexValue(bytes[bytes.index(after: high)])
+                else { throw malformed }
+                decoded.append(upper << 4 | lower)
+                index = bytes.index(after: high)
+            default:
+                decoded.append(byte)
+            }
+            index = bytes.index(after: index)
         }
-        return decoded
+        guard let text = String(validating: decoded, as: UTF8.self) else { throw malformed }
+        return text
+    }
+
+    static let malformed = GatewayError.badRequest("the query string is not valid percent-encoded UTF-8", code: "invalid_parameter")
+
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }
