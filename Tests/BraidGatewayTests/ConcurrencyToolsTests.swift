@@ -132,4 +132,48 @@ struct DeadlineTests {
         await #expect(throws: CancellationError.self) { try await waiting.value }
         gate.open()
     }
+
+    @Test func runEachGivesEveryResultInOrderAndTheDeadlineToThoseStillRunning() async throws {
+        // Two finish, one throws, one ignores cancellation until its gate opens 5 s on: the
+        // caller has all four at the 100 ms deadline.
+        let gate = SingleFlightTests.Gate()
+        let opener = Task {
+            try await Task.sleep(for: .seconds(5))
+            gate.open()
+        }
+        defer { opener.cancel() }
+        let operations: [@Sendable () async throws -> Int] = [
+            { 1 },
+            { await gate.wait(); return 2 },
+            { throw SingleFlightTests.Failure() },
+            { try await Task.sleep(for: .milliseconds(5)); return 4 },
+        ]
+        let started = ContinuousClock.now
+        let results = await Deadline.runEach(timeout: .milliseconds(100), operations)
+        #expect(ContinuousClock.now - started < .seconds(4))
+        #expect(results.count == 4)
+        #expect(try results[0].get() == 1)
+        #expect(throws: DeadlineExceeded.self) { try results[1].get() }
+        #expect(throws: SingleFlightTests.Failure.self) { try results[2].get() }
+        #expect(try results[3].get() == 4)
+        gate.open()
+
+        // All finished well before the deadline: no waiting for it.
+        let quick = ContinuousClock.now
+        let done = await Deadline.runEach(timeout: .seconds(30), [{ 7 }, { 8 }] as [@Sendable () async throws -> Int])
+        #expect(try done.map { try $0.get() } == [7, 8])
+        #expect(ContinuousClock.now - quick < .seconds(10))
+        #expect(await Deadline.runEach(timeout: .seconds(1), [] as [@Sendable () async throws -> Int]).isEmpty)
+    }
+
+    @Test func cancellingTheCallerOfRunEachEndsTheWait() async throws {
+        let gate = SingleFlightTests.Gate()
+        let waiting = Task {
+            await Deadline.runEach(timeout: .seconds(10), [{ await gate.wait(); return 1 }] as [@Sendable () async throws -> Int])
+        }
+        waiting.cancel()
+        let results = await waiting.value
+        #expect(throws: CancellationError.self) { try results[0].get() }
+        gate.open()
+    }
 }

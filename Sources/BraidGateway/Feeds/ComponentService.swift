@@ -72,9 +72,7 @@ public struct ComponentService: Sendable {
         let offset = resolved.type == .interleavedRecipes ? 0 : try self.offset(cursor, resolved: resolved, now: now)
         do {
             return try await Deadline.run(timeout: timeout ?? liveTimeout) { [self] in
-                resolved.type == .interleavedRecipes
-                    ? try await interleaved(resolved, cursor: cursor, now: now)
-                    : try await load(resolved, offset: offset, now: now)
+                try await page(resolved, cursor: cursor, offset: offset, now: now)
             }
         } catch let error as GatewayError {
             if pendingOnFailure, error.isUnavailable { return .pending(component, type: resolved.type.rawValue) }
@@ -89,23 +87,25 @@ public struct ComponentService: Sendable {
         }
     }
 
-    /// Several components at once, in request order, each with its own deadline.
+    /// Several components' first pages at once, in request order, under one deadline: a
+    /// component that fails or misses it is `pending`, the others are unaffected.
     public func batch(feed: String, components: [String], user: String, timeout: Duration) async throws(GatewayError) -> [ComponentContentResponse] {
-        for component in components { _ = try resolve(feed: feed, component: component, user: user, query: nil) }
-        return await withTaskGroup(of: (Int, ComponentContentResponse).self) { group in
-            for (index, component) in components.enumerated() {
-                group.addTask {
-                    do {
-                        return (index, try await content(feed: feed, component: component, user: user, cursor: nil, timeout: timeout, pendingOnFailure: true))
-                    } catch {
-                        return (index, .pending(component, type: feeds[feed]?.components[component]?.type.rawValue ?? ""))
-                    }
-                }
-            }
-            var results = [ComponentContentResponse?](repeating: nil, count: components.count)
-            for await (index, response) in group { results[index] = response }
-            return results.compactMap { $0 }
+        var all: [Resolved] = []
+        for component in components { all.append(try resolve(feed: feed, component: component, user: user, query: nil)) }
+        let now = Date()
+        let results = await Deadline.runEach(timeout: timeout, all.map { resolved in
+            { @Sendable [self] in try await page(resolved, cursor: nil, offset: 0, now: now) }
+        })
+        return zip(all, results).map { resolved, result in
+            (try? result.get()) ?? .pending(resolved.id, type: resolved.type.rawValue)
         }
+    }
+
+    /// One page of a component, from the cache or live, with no deadline of its own.
+    func page(_ resolved: Resolved, cursor: String?, offset: Int, now: Date) async throws -> ComponentContentResponse {
+        resolved.type == .interleavedRecipes
+            ? try await interleaved(resolved, cursor: cursor, now: now)
+            : try await load(resolved, offset: offset, now: now)
     }
 
     struct Resolved: Sendable {
