@@ -59,6 +59,8 @@ extension ConsolePage {
                 if (index + 1 >= content.items.length && !options.wrap) return;
                 index = (index + 1) % content.items.length;
                 node.dataset.advances = String(Number(node.dataset.advances || 0) + 1);
+                node.dataset.previousAdvanceMs = node.dataset.lastAdvanceMs || '';
+                node.dataset.lastAdvanceMs = String(Math.round(performance.now()));
                 show();
               });
             }

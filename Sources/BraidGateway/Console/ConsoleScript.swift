@@ -14,7 +14,11 @@ extension ConsolePage {
           const node = document.createElement(tag);
           for (const [key, value] of Object.entries(attrs || {})) {
             if (value === undefined || value === null) continue;
-            if (key === 'style' && typeof value === 'object') Object.assign(node.style, value);
+            if (key === 'style' && typeof value === 'object') {
+              for (const [name, v] of Object.entries(value)) {
+                if (name.startsWith('--')) node.style.setProperty(name, v); else node.style[name] = v;
+              }
+            }
             else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
             else if (key === 'text') node.textContent = value;
             else node.setAttribute(key, value);
