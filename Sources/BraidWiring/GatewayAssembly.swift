@@ -28,6 +28,7 @@ public struct GatewayAssembly: Sendable {
 
     public init(configuration: BraidConfiguration, logger: Logger = Logger(label: "braid.gateway")) throws {
         self.configuration = configuration
+        try configuration.validateConsoleExposure()
         let redis = RedisClient(configuration: try configuration.redis.clientConfiguration())
         let keys = configuration.redis.cacheKeys
         let store = PrecomputeStore(redis: redis, keys: keys)
