@@ -7,8 +7,11 @@ import Foundation
 /// refresh (each reading costs the broker a committed-offsets and a watermark request per
 /// topic, and Redis a scan), and keeps the previous lag reading of each group for rates.
 public actor WorkerStatusCollector {
-    let admin: KafkaAdmin?
-    let adminError: String?
+    let brokers: String
+    let properties: [String: String]
+    /// Created on the first reading: a gateway whose console nobody opens keeps no extra
+    /// connection to the brokers.
+    private var admin: KafkaAdmin?
     let census: SnapshotCensus
     let settings: ConsoleSettings
     let maxAge: Duration
@@ -20,13 +23,8 @@ public actor WorkerStatusCollector {
     private var previous: [String: LagRates.Reading] = [:]
 
     public init(brokers: String, properties: [String: String], redis: RedisClient, keys: CacheKeys, settings: ConsoleSettings, maxAge: Duration = .seconds(2)) {
-        do {
-            admin = try KafkaAdmin(brokers: brokers, properties: properties, timeoutMilliseconds: 5_000)
-            adminError = nil
-        } catch {
-            admin = nil
-            adminError = "Kafka admin client: \(error)"
-        }
+        self.brokers = brokers
+        self.properties = properties
         census = SnapshotCensus(redis: redis, keys: keys, rankings: settings.rankings)
         self.settings = settings
         self.maxAge = maxAge
@@ -47,6 +45,11 @@ public actor WorkerStatusCollector {
         var errors: [String] = []
         var groups: [WorkerStatus.Group] = []
         var deadLetters: WorkerStatus.DeadLetters?
+        do {
+            if admin == nil { admin = try KafkaAdmin(brokers: brokers, properties: properties, timeoutMilliseconds: 5_000) }
+        } catch {
+            errors.append("Kafka admin client: \(error)")
+        }
         if let admin {
             for (group, topic) in [(settings.consumerGroup, settings.requestsTopic), (settings.eventsConsumerGroup, settings.eventsTopic)] {
                 do {
@@ -60,8 +63,6 @@ public actor WorkerStatusCollector {
             } catch {
                 errors.append("dead letters in \(settings.deadLetterTopic): \(error)")
             }
-        } else if let adminError {
-            errors.append(adminError)
         }
         var snapshots: WorkerStatus.Snapshots?
         do {
