@@ -68,7 +68,7 @@ def main():
 
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium")
-    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1100,900", "--disable-gpu"]:
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1000,800", "--disable-gpu"]:
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
@@ -91,8 +91,13 @@ def main():
         if status:
             raise Check(f"{name}: the console reports: {status}")
 
-    def shot(name):
+    def shot(name, height=None):
+        if height:  # a taller window for a page whose point is below the fold
+            driver.set_window_size(1000, height)
+            time.sleep(0.3)
         driver.save_screenshot(os.path.join(args.out, f"{name}.png"))
+        if height:
+            driver.set_window_size(1000, 800)
 
     def run(name, check):
         started = time.monotonic()
@@ -201,7 +206,7 @@ def main():
         if float(js(f"return {node}.dataset.intervalMs")) / 1000 != interval:
             raise Check("the carousel does not use its configured interval")
         before = js(f"return {node}.dataset.index")
-        shot("feed")
+        shot("feed", height=1500)
         wait(lambda: js(f"return {node}.dataset.index") != before, interval + 3, "the carousel to advance")
         wait(lambda: int(js(f"return {node}.dataset.advances") or 0) >= 2, 2 * interval + 3, "the carousel to advance twice")
         gap = (int(js(f"return {node}.dataset.lastAdvanceMs")) - int(js(f"return {node}.dataset.previousAdvanceMs"))) / 1000
