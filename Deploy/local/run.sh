@@ -92,6 +92,7 @@ until curl -sf "http://127.0.0.1:$gateway_port/healthz" >/dev/null; do
 done
 braid_log "running: gateway at http://127.0.0.1:$gateway_port, Redis at $BRAID_REDIS_URL, Kafka at $BRAID_KAFKA_BROKERS"
 braid_log "try: curl 'http://127.0.0.1:$gateway_port/v1/search?q=curry+rice&per_page=5'"
+braid_log "console: http://127.0.0.1:$gateway_port/console/ (search and feed previews, experiments, workers)"
 braid_log "Ctrl-C stops everything"
 # Wait for a signal, or for a service to die (then stop the rest).
 while :; do

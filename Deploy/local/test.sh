@@ -2,8 +2,9 @@
 # `make test`: installs what is missing, starts an ephemeral redis-server, a TLS-only
 # redis-server (certificates made with openssl), a Redis Cluster (3 primaries + 3 replicas)
 # and a Kafka broker on free loopback ports, runs every test (unit and integration) and stops the servers whatever
-# the outcome. Extra arguments go to `swift test`; without any, the gateway is also fuzzed
-# against Schemas/openapi.yaml (Deploy/local/fuzz.sh, FUZZ_EXAMPLES=10 per operation).
+# the outcome. Extra arguments go to `swift test`; without any, the console is also tested in
+# headless Chromium (Deploy/local/browser.sh) and the gateway fuzzed against
+# Schemas/openapi.yaml (Deploy/local/fuzz.sh, FUZZ_EXAMPLES=10 per operation).
 # Exits non-zero when the tests or the fuzzing fail.
 #
 # The tests find the servers through BRAID_TEST_* variables; an integration test fails
@@ -55,9 +56,13 @@ status=0
 # (a test then waits for ever) when many tests join and leave groups at the same instant.
 swift test --skip-build --no-parallel "$@" || status=$?
 
-# The whole suite (no filter) also fuzzes the gateway against Schemas/openapi.yaml, with a
+# The whole suite (no filter) also drives the console in headless Chromium (Deploy/local/
+# browser.sh, on servers of its own) and fuzzes the gateway against Schemas/openapi.yaml, with a
 # small example count, on the servers above (Deploy/local/fuzz.sh; `make fuzz` runs more).
 if (($# == 0)); then
+  browser_status=0
+  BRAID="$(swift build --show-bin-path)/braid" "$BRAID_ROOT/Deploy/local/browser.sh" || browser_status=$?
+  ((status != 0)) || status="$browser_status"
   fuzz_status=0
   BRAID="$(swift build --show-bin-path)/braid" FUZZ_EXAMPLES="${FUZZ_EXAMPLES:-10}" \
     BRAID_FUZZ_REDIS_URL="$BRAID_TEST_REDIS_URL" BRAID_FUZZ_KAFKA_BROKERS="$BRAID_TEST_KAFKA_BROKERS" \

@@ -17,6 +17,7 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
     /// Campaigns `banner` components show, each to its target segment in its window.
     public var campaigns: [Campaign] = BraidConfiguration.defaultCampaigns
     public var logging = LoggingSection()
+    public var console = ConsoleSection()
 
     public init() {}
 
@@ -213,6 +214,19 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var metricsPort = 9464
         /// Items stored per feed component (clients page through them).
         public var componentItems = 60
+        public init() {}
+    }
+
+    /// The web console the gateway serves at `/console/` and its read-only `/v1/admin/*` routes.
+    public struct ConsoleSection: Codable, Sendable, Equatable {
+        public var enabled = true
+        /// When set, the console and the admin routes need it (`Authorization: Bearer`, or the
+        /// cookie `/console/?token=` sets). Required when the gateway listens beyond loopback.
+        public var token = ""
+        /// How often the gateway samples experiment outcomes for the console's charts.
+        public var sampleIntervalMs = 5_000
+        /// Samples kept per experiment (in process; lost on restart).
+        public var samples = 720
         public init() {}
     }
 

@@ -23,9 +23,12 @@ public struct GatewayAssembly: Sendable {
     public let provider: FeedComponentProvider
     let corpus: SQLiteComponentProvider
     let configuration: BraidConfiguration
+    /// Services of the gateway besides the HTTP server (the console's experiment sampler).
+    public let background: [any Service]
 
     public init(configuration: BraidConfiguration, logger: Logger = Logger(label: "braid.gateway")) throws {
         self.configuration = configuration
+        try configuration.validateConsoleExposure()
         let redis = RedisClient(configuration: try configuration.redis.clientConfiguration())
         let keys = configuration.redis.cacheKeys
         let store = PrecomputeStore(redis: redis, keys: keys)
@@ -56,9 +59,22 @@ public struct GatewayAssembly: Sendable {
         let events = EventService(
             codec: impressions, producer: producer, topic: configuration.kafka.eventsTopic,
             experiments: ExperimentStore(redis: redis, keys: keys))
+        var console: ConsoleRoutes?
+        var background: [any Service] = []
+        if configuration.console.enabled {
+            let settings = configuration.consoleSettings
+            let history = ExperimentHistory(
+                experiments: search.arms.weightedArms.filter { $0.arm.configuration.mode == .teamDraft }.map(\.arm.name),
+                samples: settings.samples, interval: settings.sampleInterval)
+            let workers = WorkerStatusCollector(
+                brokers: configuration.kafka.brokers, properties: configuration.kafka.properties, redis: redis, keys: keys, settings: settings)
+            console = ConsoleRoutes(settings: settings, history: history, workers: workers, search: search)
+            background.append(ExperimentSampler(history: history, events: events))
+        }
         self.routes = GatewayRoutes(
             search: search, components: components, events: events, readiness: Readiness(redis: redis, source: source),
-            defaultPerPage: gateway.defaultPerPage, batchTimeout: .milliseconds(gateway.batchTimeoutMs))
+            defaultPerPage: gateway.defaultPerPage, batchTimeout: .milliseconds(gateway.batchTimeoutMs), console: console)
+        self.background = background
         self.redis = redis
         self.producer = producer
         self.source = source
@@ -78,8 +94,8 @@ public struct GatewayAssembly: Sendable {
             logger: logger)
     }
 
-    /// Clients the routes need running, in start order.
-    public var clients: [any Service] { [producer, redis] }
+    /// Clients the routes need running, in start order, then the background services.
+    public var clients: [any Service] { [producer, redis] + background }
 
     /// Closes the live backends after the services have stopped.
     public func shutdown() async {

@@ -23,6 +23,10 @@ struct GatewayCommand: AsyncParsableCommand {
         let gateway = try GatewayAssembly(configuration: configuration, logger: logger)
         let application = gateway.application { port in
             logger.info("listening", metadata: ["address": "http://\(configuration.gateway.host):\(port)"])
+            if configuration.console.enabled {
+                logger.info(
+                    "console", metadata: ["address": "http://\(configuration.gateway.host):\(port)/console/", "token_required": "\(!configuration.console.token.isEmpty)"])
+            }
         }
         let group = ServiceGroup(
             configuration: .init(

@@ -27,6 +27,8 @@ struct KubernetesManifestTests {
         let container = try deployment.container("gateway")
         let configuration = try Deploy.configuration(of: deployment, container: container, in: manifests)
         try configuration.validate()
+        try configuration.validateConsoleExposure()
+        #expect(configuration.console.enabled && !configuration.console.token.isEmpty, "the console is on, behind the Secret's token")
 
         #expect(container.command.contains("gateway"))
         #expect(configuration.gateway.host == "0.0.0.0", "a pod must listen beyond loopback")

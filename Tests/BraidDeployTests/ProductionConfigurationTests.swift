@@ -27,6 +27,8 @@ struct ProductionConfigurationTests {
         let environment = try Deploy.environmentFile("Deploy/systemd/braid.env").merging(Deploy.environmentFile("Deploy/systemd/gateway.env")) { $1 }
         let started = try ConfigurationLoader.load(file: file, environment: environment)
         try started.validate()
+        try started.validateConsoleExposure()
+        #expect(started.console.token == environment["BRAID_CONSOLE_TOKEN"])
         #expect(started.redis.password == environment["BRAID_REDIS_PASSWORD"] && !started.redis.password.isEmpty)
         #expect(started.kafka.properties["sasl.password"] == environment["BRAID_KAFKA_PROPERTY_SASL_PASSWORD"])
         #expect(started.kafka.properties["sasl.password"]?.isEmpty == false)

@@ -12,11 +12,14 @@ public struct GatewayRoutes: Sendable {
     public let readiness: Readiness
     public let defaultPerPage: Int
     public let batchTimeout: Duration
+    /// The console and its admin routes; nil when `console.enabled` is false.
+    public let console: ConsoleRoutes?
 
     public init(
         search: SearchService, components: ComponentService, events: EventService, readiness: Readiness, defaultPerPage: Int,
-        batchTimeout: Duration
+        batchTimeout: Duration, console: ConsoleRoutes? = nil
     ) {
+        self.console = console
         self.search = search
         self.components = components
         self.events = events
@@ -81,6 +84,7 @@ public struct GatewayRoutes: Sendable {
             return try JSONResponse.encode(report, status: report.status == .ok ? .ok : .serviceUnavailable)
         }
         MetricsEndpoint.addRoute(to: router)
+        console?.add(to: router)
         return router
     }
 

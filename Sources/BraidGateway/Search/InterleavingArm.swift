@@ -63,6 +63,8 @@ public struct ArmSelector: Sendable {
     }
 
     private let arms: [WeightedArm]
+    /// Every arm with its weight, in configured order.
+    public var weightedArms: [WeightedArm] { arms }
     /// `refresh_after_seconds` of every configured ranking, which requests may name.
     private let refreshAfterSeconds: [String: Int]
     /// `size` of every configured ranking (absent: the arm's own).

@@ -4,9 +4,9 @@ import Logging
 /// Topic administration and consumer-group lag. Every call blocks inside librdkafka, so each
 /// runs on ``BlockingCalls``, never on the cooperative pool.
 public final class KafkaAdmin: Sendable {
-    private let brokers: String
-    private let properties: [String: String]
-    private let logger: Logger
+    let brokers: String
+    let properties: [String: String]
+    let logger: Logger
     private let handle: RDKafkaHandle
     /// Per-request timeout, in milliseconds.
     public let timeoutMilliseconds: Int32
