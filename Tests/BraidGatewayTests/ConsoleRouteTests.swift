@@ -75,6 +75,9 @@ struct ConsoleRouteTests {
             for item in items where item["team"] as? String == "B" {
                 #expect(bIDs.contains(item["id"] as? String ?? ""), "a B item of the page is not in the snapshot's first documents")
             }
+            // The query as people type it reads the snapshot of its normalised form.
+            let typed = try await client.json("/v1/admin/sides?q=%20Curry%20&size=7")
+            #expect((typed["b"] as? [String: Any])?["version"] as? Int == version, "\(typed)")
             let missing = try await client.json("/v1/admin/sides?q=curry&version=1")
             #expect(missing.status == 200 && (missing["b"] as? [String: Any])?["version"] == nil)
             for bad in ["", "?q=", "?q=%20", "?q=curry&size=0", "?q=curry&size=101", "?q=curry&ranking=nope", "?q=curry&version=abc",

@@ -110,8 +110,26 @@ struct WorkerOutageTests {
             #expect(probesWhileDown >= 2, "the worker probed the source while it was down (\(probesWhileDown) probes)")
 
             source.down.set(false)
-            try await eventually("the backlog materialized after the source came back", within: .seconds(60)) {
-                try await Self.materialized(backlog, store) == backlog.count
+            do {
+                try await eventually("the backlog materialized after the source came back", within: .seconds(60)) {
+                    try await Self.materialized(backlog, store) == backlog.count
+                }
+            } catch {
+                // What the worker was doing: the end of its log and its metrics.
+                let log = try fixture.log(of: "outage").split(separator: "\n").suffix(60).joined(separator: "\n")
+                let metrics = try? await MetricsScrape.fetch(port: metricsPort)
+                var missing: [String] = []
+                for request in backlog where try await !WorkerGroupTests.isMaterialized(request, in: store) {
+                    if case .ranking(let target) = request.body { missing.append(target.query) }
+                }
+                Issue.record("""
+                    \(backlog.count - missing.count) of \(backlog.count) materialized (missing: \(missing.prefix(5))); \
+                    \(source.requests(for: "braid probe")) probes; metrics: \
+                    \(metrics.map { $0.samples.filter { $0.key.hasPrefix("braid_worker") } } ?? [:])
+                    worker log:
+                    \(log)
+                    """)
+                throw error
             }
             let after = try await MetricsScrape.fetch(port: metricsPort)
             #expect(after[#"braid_worker_paused{dependency="search_source"}"#] == 0)

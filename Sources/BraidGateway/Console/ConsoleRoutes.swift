@@ -69,12 +69,14 @@ public struct ConsoleRoutes: Sendable {
             return value
         }
         async let live = search.liveRange(query: q, excluding: [], range: 0..<size)
+        // Snapshots are keyed by the normalised query, as the search route reads them.
+        let normalized = QueryNormalizer.normalize(q)
         let snapshot: RankingSnapshot?
         do {
             if let version {
-                snapshot = try await search.snapshots.pinned(ranking: ranking, query: q, version: version)
+                snapshot = try await search.snapshots.pinned(ranking: ranking, query: normalized, version: version)
             } else {
-                snapshot = try await search.snapshots.current(ranking: ranking, query: q)
+                snapshot = try await search.snapshots.current(ranking: ranking, query: normalized)
             }
         } catch {
             throw GatewayError.unavailable("the snapshot could not be read from Redis: \(error)", code: "redis_unavailable")
