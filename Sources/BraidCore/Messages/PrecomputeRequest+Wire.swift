@@ -117,9 +117,12 @@ extension PrecomputeRequest {
     }
 
     static func formatTime(_ date: Date) -> String {
-        // The style truncates to milliseconds; half a millisecond more makes it round, so a
-        // parsed time (a binary fraction just below its decimal) formats back to itself.
-        TimeFormat.fractional.format(date.addingTimeInterval(0.0005))
+        // The millisecond is the snapshot version's, so a request's version is the same before
+        // and after the wire: rounding `date + 0.5 ms` separately disagreed with it for times
+        // within float error of a half millisecond (about 1 in 6,000). The style truncates, so
+        // the middle of that millisecond formats as it.
+        let millisecond = RankingSnapshot.version(for: date)
+        return TimeFormat.fractional.format(Date(timeIntervalSince1970: (Double(millisecond) + 0.5) / 1000))
     }
 }
 
