@@ -55,6 +55,23 @@ struct SQLiteSearchSourceTests {
         }
     }
 
+    /// Each page of a list with excluded documents is that slice of the unexcluded list with
+    /// them removed, wherever they rank (the page's rows come from the first
+    /// `from + size + excluded` of the sort).
+    @Test(arguments: RankingProfile.allCases)
+    func excludedDocumentsAnywhereInTheRankingShiftPagesExactly(profile: RankingProfile) async throws {
+        try await CorpusFixture.withSource { source in
+            let all = try await source.search(SearchRequest(query: "rice", from: 0, size: 60, profile: profile)).hits.map(\.id)
+            #expect(all.count == 60)
+            let excluded = [0, 3, 4, 8, 15, 22, 23, 41].map { all[$0] } + ["r999999"]
+            let remaining = all.filter { !excluded.contains($0) }
+            for from in stride(from: 0, to: 42, by: 7) {
+                let page = try await source.search(SearchRequest(query: "rice", excluding: excluded, from: from, size: 7, profile: profile))
+                #expect(page.hits.map(\.id) == Array(remaining[from..<from + 7]), "page from \(from)")
+            }
+        }
+    }
+
     @Test func profilesOrderDifferently() async throws {
         try await CorpusFixture.withSource { source in
             func ids(_ profile: RankingProfile) async throws -> SearchResult {
