@@ -99,6 +99,14 @@ final class SQLiteConnectionPool: Sendable {
         try await (connection.close() as EventLoopFuture<Void>).get()
     }
 
+    /// Page cache per connection, in KiB (negative: SQLite's unit for a size). With the default
+    /// 2 MiB, pages of a 20,000-recipe corpus (17 MB) were read again through `pread` on every
+    /// search, 12-16 % of its CPU in `perf`; with 32 MiB the "curry" page query ran faster in
+    /// each of four paired runs of a C loop over the same SQLite build (e.g. 5.3 → 4.5 ms).
+    /// Not `mmap_size`: a corpus copied over in place would crash the process with SIGBUS
+    /// instead of failing its queries.
+    static let cacheKiB = -32_768
+
     private func openAll() async throws -> [SQLiteConnection] {
         // Opening read-write would create an empty file where the corpus should be.
         guard FileManager.default.fileExists(atPath: path) else {
@@ -107,7 +115,9 @@ final class SQLiteConnectionPool: Sendable {
         var connections: [SQLiteConnection] = []
         do {
             for _ in 0..<size {
-                connections.append(try await SQLiteConnection.open(storage: .file(path: Self.readOnlyURI(path)), logger: logger))
+                let connection = try await SQLiteConnection.open(storage: .file(path: Self.readOnlyURI(path)), logger: logger)
+                connections.append(connection)
+                _ = try await connection.query("PRAGMA cache_size = \(Self.cacheKiB)", [])
             }
             return connections
         } catch {
