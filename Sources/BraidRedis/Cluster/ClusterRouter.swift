@@ -189,6 +189,9 @@ final class ClusterRouter: Sendable {
     /// The primary serving `slot` in the current map.
     func primary(forSlot slot: Int) -> RedisEndpoint? { state.withLock { $0.map?.primary(forSlot: slot) } }
 
+    /// Slots some primary serves in the current map; nil before the first map.
+    var coveredSlots: Int? { state.withLock { $0.map?.coveredSlots } }
+
     /// Whether the map is known and every primary has a connection up; otherwise why not.
     func readiness() -> Result<Void, RedisConnectionError> {
         let (map, pools) = state.withLock { ($0.map, $0.pools) }
