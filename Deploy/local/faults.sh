@@ -12,7 +12,8 @@
 #   reshard         slots of a Redis Cluster moved under paginated sessions and a request stream
 #   primary-kill    a Redis Cluster primary SIGKILLed under the same load; its replica takes over
 #
-# `make faults ONLY=<scenario>` runs one; a name not listed here is an error.
+# `make faults ONLY=<scenario>` runs one; a name not listed here is an error. `BRAID=<path>`
+# runs that braid binary instead of the release build.
 set -euo pipefail
 BRAID_SCRIPT=faults
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -28,8 +29,12 @@ if [ "$only" != all ] && ! is_scenario "$only"; then
 fi
 
 "$BRAID_ROOT/Deploy/local/bootstrap.sh"
-swift build -c release --product braid
-BRAID="$(swift build -c release --show-bin-path)/braid"
+# BRAID=<path> uses that binary instead of building the release one (iterating on a scenario
+# with the debug build); RELIABILITY.md says which build its figures come from.
+if [ -z "${BRAID:-}" ]; then
+  swift build -c release --product braid
+  BRAID="$(swift build -c release --show-bin-path)/braid"
+fi
 "$BRAID" version
 
 export BRAID_RUN_DIR="$BRAID_ROOT/.run/faults-$$"
