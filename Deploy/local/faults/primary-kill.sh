@@ -18,11 +18,12 @@ victim="$(slot_owner "$victim_slot")"
 # The hot queries whose snapshots the kill takes away until the failover.
 on_victim=()
 for query in "${hot_queries[@]}"; do
-  [ "$(slot_owner "$(query_slot "$query")")" = "$victim" ] && on_victim+=("$query")
+  if [ "$(slot_owner "$(query_slot "$query")")" = "$victim" ]; then on_victim+=("$query"); fi
 done
 figure hot_queries_on_killed_primary "${#on_victim[@]}"
 # Its replica is in sync before the crash.
-until redis-cli -p "$victim" info replication | grep -q 'slave0:.*state=online'; do sleep 0.1; done
+braid_wait_until 20 "$(cat "$BRAID_RUN_DIR/redis-cluster-$victim.pid")" "the replica of $victim" \
+  sh -c "redis-cli -p $victim info replication | grep -q 'slave0:.*state=online'"
 
 batches=20 per_batch=50
 python3 "$BRAID_ROOT/Deploy/local/faults/session_walk.py" "$gateway_port" 120 "$BRAID_RUN_DIR/primary-kill-pages.jsonl" \

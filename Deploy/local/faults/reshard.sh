@@ -34,7 +34,10 @@ sleep 3
 moved_by_hand=0
 for slot in "${!hot_slots[@]}"; do
   source="${hot_slots[$slot]}"
-  for target in "${primaries[@]}"; do [ "$target" != "$source" ] && break; done
+  target=""
+  for port in "${primaries[@]}"; do
+    if [ "$port" != "$source" ]; then target="$port"; break; fi
+  done
   move_slot "$slot" "$source" "$target" 1
   moved_by_hand=$((moved_by_hand + 1))
 done
