@@ -42,7 +42,7 @@ node_id() { redis-cli -p "$1" cluster myid; }
 # The slot of the current snapshot pointer of a query of the `featured` ranking.
 query_slot() { # QUERY
   local key
-  key="$(env "${env_vars[@]}" "$BRAID" ops snapshot show featured "$1" --json --documents 0 |
+  key="$(env "${env_vars[@]}" "$BRAID" ops snapshot show featured "$1" --json --documents 0 2>>"$BRAID_RUN_DIR/$scenario-ops.log" |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["pointer_key"])')" || return 1
   redis-cli -p "${cluster_ports[0]}" cluster keyslot "$key"
 }

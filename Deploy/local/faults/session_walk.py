@@ -16,6 +16,7 @@ usage: session_walk.py PORT DURATION PAGE_LOG QUERY... [--stop STOP] [--walkers 
 import argparse
 import json
 import os
+import sys
 import threading
 import time
 import urllib.error
@@ -41,13 +42,15 @@ deadline = time.monotonic() + args.duration
 
 
 def get(url):
-    """(status, page or None)"""
+    """(status, page or None); failures are described on stderr."""
     try:
         with urllib.request.urlopen(url, timeout=10) as response:
             return response.status, json.load(response)
     except urllib.error.HTTPError as error:
+        print(f"HTTP {error.code} for {url}: {error.read()[:300]!r}", file=sys.stderr)
         return error.code, None
-    except Exception:
+    except Exception as error:
+        print(f"request failed: {url}: {error}", file=sys.stderr)
         return 0, None
 
 
@@ -80,7 +83,7 @@ def walk(query, session):
             gap = True
         if not cursor:
             break
-        url = f"{base}?cursor={urllib.parse.quote(cursor)}&session={session}"
+        url = f"{base}?q={urllib.parse.quote(query)}&cursor={urllib.parse.quote(cursor)}&session={session}"
     with lock:
         totals["sessions"] += 1
         totals["interleaved_sessions"] += interleaved
