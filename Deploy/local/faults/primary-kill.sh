@@ -81,5 +81,6 @@ figure dead_lettered "$dead"
 ok=$(($(total "$walk" non_200) != 0 || lost != 0 || dead != 0 || publish_ok != 0))
 [ "$recovered" != never ] || ok=1
 verdict "$ok" "see the figures above (publish exit $publish_ok)"
+((ok == 0)) || sed 's/^/  walk: /' "$BRAID_RUN_DIR/primary-kill-walk.err" | head -5 >&2
 for f in "$BRAID_RUN_DIR"/primary-kill-*.pid; do braid_stop_pidfile "$f"; done
 braid_stop_redis_cluster primary-kill

@@ -72,5 +72,6 @@ figure dead_lettered "$dead"
 ok=$(($(total "$walk" non_200) != 0 || $(total "$walk" sessions_with_duplicates) != 0 || $(total "$walk" sessions_with_gaps) != 0 ||
   $(total "$walk" interleaved_sessions) == 0 || lost != 0 || dead != 0 || publish_ok != 0))
 verdict "$ok" "see the figures above (publish exit $publish_ok)"
+((ok == 0)) || sed 's/^/  walk: /' "$BRAID_RUN_DIR/reshard-walk.err" | head -5 >&2
 for f in "$BRAID_RUN_DIR"/reshard-*.pid; do braid_stop_pidfile "$f"; done
 braid_stop_redis_cluster reshard
