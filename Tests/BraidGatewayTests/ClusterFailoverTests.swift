@@ -79,10 +79,10 @@ struct ClusterFailoverTests {
                 let store = PrecomputeStore(redis: redis, keys: keys)
                 for request in refreshes {
                     try await eventually("the refresh written in the window", within: .seconds(30)) {
-                        try await WorkerOutageChecks.isMaterialized(request, in: store)
+                        try await FailoverChecks.isMaterialized(request, in: store)
                     }
                 }
-                #expect(try await WorkerOutageChecks.deadLetterCount(fixture) == 0, "nothing dead-lettered")
+                #expect(try await FailoverChecks.deadLetterCount(fixture) == 0, "nothing dead-lettered")
                 let log = (try? fixture.log(of: "failover")) ?? ""
                 #expect(log.contains("redis does not answer: pausing") || log.contains("request failed, retrying"), "a write failed in the window")
                 print("cluster failover: \(degraded) of \(pages) pages degraded; interleaved again \(recovery) after SIGKILL; \(refreshes.count) refreshes in the window, none dead-lettered")
@@ -92,7 +92,7 @@ struct ClusterFailoverTests {
 }
 
 /// What the failover test asks of Redis and Kafka after the fact.
-enum WorkerOutageChecks {
+enum FailoverChecks {
     static func isMaterialized(_ request: PrecomputeRequest, in store: PrecomputeStore) async throws -> Bool {
         guard case .ranking(let target) = request.body else { return false }
         return try await store.currentVersion(ranking: target.ranking, query: target.query) == RankingSnapshot.version(for: request.requestedAt)
