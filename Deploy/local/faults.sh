@@ -9,24 +9,32 @@
 #   worker-kill     one of 3 workers SIGKILLed during a 2,000-request run
 #   redis-restart   Redis stopped and restarted under gateway load
 #   hostile         1,000 malformed and hostile messages
+#   reshard         slots of a Redis Cluster moved under paginated sessions and a request stream
+#   primary-kill    a Redis Cluster primary SIGKILLed under the same load; its replica takes over
 #
-# `make faults ONLY=<scenario>` runs one; a name not listed here is an error.
+# `make faults ONLY=<scenario>` runs one; a name not listed here is an error. `BRAID=<path>`
+# runs that braid binary instead of the release build.
 set -euo pipefail
 BRAID_SCRIPT=faults
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/faults/cluster.sh"
 cd "$BRAID_ROOT"
 only="${1:-all}"
 # Every scenario below, in order; an ONLY that is not one of them is an error (before
 # anything is built or started), not a run of nothing that passes.
-scenarios=(broker-freeze worker-kill redis-restart hostile)
+scenarios=(broker-freeze worker-kill redis-restart hostile reshard primary-kill)
 is_scenario() { local s; for s in "${scenarios[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 if [ "$only" != all ] && ! is_scenario "$only"; then
   braid_die "no fault scenario '$only' (have: ${scenarios[*]}; or all)"
 fi
 
 "$BRAID_ROOT/Deploy/local/bootstrap.sh"
-swift build -c release --product braid
-BRAID="$(swift build -c release --show-bin-path)/braid"
+# BRAID=<path> uses that binary instead of building the release one (iterating on a scenario
+# with the debug build); RELIABILITY.md says which build its figures come from.
+if [ -z "${BRAID:-}" ]; then
+  swift build -c release --product braid
+  BRAID="$(swift build -c release --show-bin-path)/braid"
+fi
 "$BRAID" version
 
 export BRAID_RUN_DIR="$BRAID_ROOT/.run/faults-$$"
@@ -34,7 +42,9 @@ mkdir -p "$BRAID_RUN_DIR"
 redis_port="$(braid_free_port)"
 kafka_port="$(braid_free_port)"
 cleanup() {
-  local f
+  local f job
+  # Load and publishing loops a failed scenario left running.
+  for job in $(jobs -p); do kill "$job" 2>/dev/null || true; done
   for f in "$BRAID_RUN_DIR"/*.pid; do [ -e "$f" ] && braid_stop_pidfile "$f"; done
   braid_stop_servers "$redis_port" "$kafka_port"
   rm -rf "$BRAID_RUN_DIR"
@@ -306,6 +316,10 @@ PY
   verdict "$ok" "dead-lettered $dead, with reason $with_reason, workers alive $((1 - alive)), RSS growth ${growth} MiB"
   for f in "$BRAID_RUN_DIR"/hostile-*.pid; do braid_stop_pidfile "$f"; done
 fi
+
+# --- Redis Cluster: slots moved, a primary killed (each on a cluster of its own) -----------
+if run_scenario reshard; then source "$BRAID_ROOT/Deploy/local/faults/reshard.sh"; fi
+if run_scenario primary-kill; then source "$BRAID_ROOT/Deploy/local/faults/primary-kill.sh"; fi
 
 ((ran > 0)) || braid_die "no scenario ran (ONLY=$only)"
 ((failures == 0)) || braid_die "$failures scenario(s) failed"

@@ -210,4 +210,35 @@ struct KubernetesManifestTests {
             }
         }
     }
+
+    /// Every container reaches a Redis Cluster over TLS as an ACL user (not `default`), with
+    /// the same `redis.*` keys as Deploy/config/production.yaml, and its CA file is a key of
+    /// the Secret mounted where `redis.tls.ca_file` points.
+    @Test func podsUseATLSClusterAsAnACLUser() throws {
+        let manifests = try Deploy.manifests()
+        for deployment in manifests where deployment.kind == "Deployment" {
+            let spec = deployment.value("spec", "template", "spec")
+            for value in Yaml.list(Yaml.value(spec, "containers")) {
+                let container = Deploy.Container(value: value)
+                let configuration = try Deploy.configuration(of: deployment, container: container, in: manifests)
+                try configuration.validate()
+                let redis = configuration.redis
+                #expect(redis.mode == .cluster, "\(deployment): a Redis Cluster")
+                let url = try #require(URLComponents(string: redis.url), "\(deployment): \(redis.url)")
+                #expect(url.scheme == "rediss", "\(deployment): over TLS")
+                let user = redis.username.isEmpty ? (url.user ?? "") : redis.username
+                #expect(!user.isEmpty && user != "default", "\(deployment): an ACL user, not default")
+                #expect(!redis.password.isEmpty || !(url.password ?? "").isEmpty, "\(deployment): a password")
+                #expect(redis.tls.verifyServerName, "\(deployment): the server name is verified")
+                // The CA file: a key of the Secret volume mounted over its folder.
+                let caFile = URL(fileURLWithPath: redis.tls.caFile)
+                let mount = Yaml.list(Yaml.value(value, "volumeMounts")).first {
+                    Yaml.string(Yaml.value($0, "mountPath")) == caFile.deletingLastPathComponent().path
+                }
+                let volume = Yaml.list(Yaml.value(spec, "volumes")).first { Yaml.string(Yaml.value($0, "name")) == Yaml.string(Yaml.value(mount, "name")) }
+                let secret = try #require(Yaml.string(Yaml.value(volume, "secret", "secretName")), "\(deployment): \(caFile.path) is not on a Secret volume")
+                #expect(try manifests.one("Secret", secret).dataKeys.contains(caFile.lastPathComponent), "\(deployment): \(secret) lacks \(caFile.lastPathComponent)")
+            }
+        }
+    }
 }

@@ -197,7 +197,7 @@ struct RedisClusterTests {
                 // ASK changes nothing in the map.
                 #expect(redis.node(forKey: tag) == source)
                 // Keys on both sides in one command: Redis says TRYAGAIN until the move ends;
-                // the client retries a few times, then reports the slot unavailable.
+                // the client retries until its command timeout, then reports the slot unavailable.
                 let split = await #expect(throws: RedisConnectionError.self) { _ = try await redis.mget([moved, staying]) }
                 #expect(split?.kind == .unavailable)
 
@@ -209,6 +209,37 @@ struct RedisClusterTests {
                     "moved early", "still on the source", "written during the move",
                 ])
                 #expect(redis.node(forKey: tag) == target)
+            }
+        }
+    }
+
+    /// A snapshot write's shape (flip a pointer that exists, create a version key) while its
+    /// slot is half moved: Redis answers TRYAGAIN on the source (one key there, one not) and
+    /// then on the importing target, for as long as the move lasts. The client keeps retrying
+    /// within its command timeout, so a move of under a second costs the write nothing.
+    @Test func aWriteDuringASlotMoveWaitsForTheMoveToEnd() async throws {
+        try await withRedisClusterClient(commandTimeout: .seconds(3)) { redis in
+            try await RedisClusterAdmin.with(nodes: try TestEnvironment.redisClusterNodes()) { admin in
+                let primaries = redis.primaries()
+                let source = primaries[1], target = primaries[2]
+                let tag = Self.key(on: source, redis, prefix: "tryagain")
+                let (pointer, version) = ("\(tag):cur", "\(tag):v:2")
+                try await redis.set(pointer, to: "1", expiration: .seconds(300))
+                let slot = RedisHashSlot.slot(of: tag)
+                let script = RedisScript(
+                    "redis.call('SET', KEYS[2], ARGV[1], 'EX', 300) redis.call('SET', KEYS[1], ARGV[1], 'EX', 300) return 1 -- \(UUID().uuidString)")
+
+                try await admin.beginMigration(slot: slot, from: source.description, to: target.description)
+                let started = ContinuousClock.now
+                let write = Task { try await redis.evalsha(script, keys: [pointer, version], arguments: ["2"]) }
+                try await Task.sleep(for: .milliseconds(300))
+                try await admin.migrate(keys: admin.keys(inSlot: slot, on: source.description), from: source.description, to: target.description)
+                try await Task.sleep(for: .milliseconds(300))
+                try await admin.finishMigration(slot: slot, from: source.description, to: target.description)
+                #expect(try await write.value == .integer(1))
+                #expect(ContinuousClock.now - started >= .milliseconds(600), "the write waited for the move")
+                #expect(try await redis.mget([pointer, version]).map { $0.map { String(buffer: $0) } } == ["2", "2"])
+                _ = try await redis.del([pointer, version])
             }
         }
     }

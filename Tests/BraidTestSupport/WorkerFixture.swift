@@ -23,8 +23,11 @@ public struct WorkerFixture: Sendable {
 
     /// Creates the topics (the requests topic with `partitions`) and seeds a corpus of
     /// `documents` recipes and `users` users. `redis` picks the shared redis-server or the
-    /// shared Redis Cluster for every process of the fixture.
-    public init(partitions: Int32 = 6, documents: Int = 2_000, users: Int = 300, redis: FixtureRedis = .standalone) async throws {
+    /// shared Redis Cluster for every process of the fixture; `clusterURLs` replaces the shared
+    /// cluster with a private one (a test that kills nodes).
+    public init(
+        partitions: Int32 = 6, documents: Int = 2_000, users: Int = 300, redis: FixtureRedis = .standalone, clusterURLs: [String]? = nil
+    ) async throws {
         self.partitions = partitions
         brokers = try TestEnvironment.kafkaBrokers()
         switch redis {
@@ -33,7 +36,7 @@ public struct WorkerFixture: Sendable {
         case .tls:
             (redisURL, redisClusterNodes, redisCAFile) = (try TestEnvironment.redisTLSURL(), [], try TestEnvironment.tlsFile("ca.crt"))
         case .cluster:
-            redisClusterNodes = try TestEnvironment.redisClusterURLs()
+            redisClusterNodes = try clusterURLs ?? TestEnvironment.redisClusterURLs()
             (redisURL, redisCAFile) = (redisClusterNodes[0], "")
         }
         corpus = try TestEnvironment.runDirectory().appendingPathComponent("\(keyPrefix)-corpus.sqlite")

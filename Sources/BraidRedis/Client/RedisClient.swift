@@ -140,6 +140,13 @@ public final class RedisClient: Service, Sendable {
         }
     }
 
+    /// Slots that a primary serves in the cluster's current map; nil standalone or before
+    /// the first map.
+    var clusterCoverage: Int? {
+        if case .cluster(let router) = topology { return router.coveredSlots }
+        return nil
+    }
+
     /// The node that serves `key` now: its slot's primary, or the one server; nil while
     /// the cluster map is unknown or the slot unserved.
     public func node(forKey key: String) -> RedisEndpoint? {

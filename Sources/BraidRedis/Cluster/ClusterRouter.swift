@@ -71,13 +71,23 @@ final class ClusterRouter: Sendable {
     /// Sends `arguments` to `target` and follows redirections; an error reply that is not a
     /// redirection is returned as a value. With `script`, a NOSCRIPT reply loads the
     /// script on the node that gave it and the command is sent again.
+    ///
+    /// TRYAGAIN (a multi-key command, e.g. a snapshot write that creates a key, while its
+    /// slot is half moved) is retried with backoff until `timeout` has passed since the
+    /// command began: Redis answers it for as long as the move takes, which is the operator's
+    /// pace, not a handful of round trips.
     func send(_ arguments: [RESPArgument], to target: Target, script: RedisScript? = nil, timeout: Duration) async throws
         -> RESPValue
     {
         var target = target
         var asking = false
         var scriptLoadedOn: Set<RedisEndpoint> = []
-        for attempt in 0...cluster.maxRedirects {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var tryAgainDelay = Duration.milliseconds(5)
+        var attempt = 0
+        while attempt <= cluster.maxRedirects {
+            attempt += 1
             let pool = try resolve(target)
             guard let connection = await pool.connection(waitingIfNewFor: configuration.connectTimeout) else {
                 requestRefresh()
@@ -100,7 +110,13 @@ final class ClusterRouter: Sendable {
                 case .ask(_, let node):
                     (target, asking) = (.node(node), true)
                 case .tryAgain:
-                    try await Task.sleep(for: .milliseconds(10 * (attempt + 1)))
+                    guard clock.now + tryAgainDelay < deadline else {
+                        throw RedisConnectionError(
+                            .unavailable, "slot of \(arguments.first?.commandName ?? "the command") still being migrated after \(timeout) (TRYAGAIN)")
+                    }
+                    try await Task.sleep(for: tryAgainDelay)
+                    tryAgainDelay = min(tryAgainDelay * 2, .milliseconds(100))
+                    attempt -= 1  // not a redirection: bounded by the deadline instead
                 case .clusterDown:
                     requestRefresh()
                     throw RedisConnectionError(.unavailable, "the cluster does not serve this command now (\(message))")
@@ -188,6 +204,9 @@ final class ClusterRouter: Sendable {
 
     /// The primary serving `slot` in the current map.
     func primary(forSlot slot: Int) -> RedisEndpoint? { state.withLock { $0.map?.primary(forSlot: slot) } }
+
+    /// Slots some primary serves in the current map; nil before the first map.
+    var coveredSlots: Int? { state.withLock { $0.map?.coveredSlots } }
 
     /// Whether the map is known and every primary has a connection up; otherwise why not.
     func readiness() -> Result<Void, RedisConnectionError> {

@@ -19,10 +19,11 @@ enum DependencyProbes {
         }
     }
 
-    /// PING.
+    /// A PING; in a cluster one to every primary, so a dead primary whose slots no node
+    /// serves yet (a failover under way) counts as down, not as a request failing on its own.
     static func redis(_ redis: RedisClient) async -> Bool {
         do {
-            try await redis.ping()
+            try await redis.pingEveryPrimary()
             return true
         } catch {
             return false

@@ -25,7 +25,7 @@ public struct EventProcessor: MessageProcessor {
         }
     }
 
-    /// Redis (PING), the only dependency of event credit.
+    /// Redis (a PING to every primary), the only dependency of event credit.
     public func probe(_ dependency: ProcessingFailure.Dependency) async -> Bool? {
         dependency == .redis ? await DependencyProbes.redis(store.redis) : nil
     }

@@ -34,7 +34,7 @@ public struct RequestProcessor: MessageProcessor {
         }
     }
 
-    /// The search source (an empty query) and Redis (PING); other failures are not probed.
+    /// The search source (an empty query) and Redis (a PING to every primary); other failures are not probed.
     public func probe(_ dependency: ProcessingFailure.Dependency) async -> Bool? {
         switch dependency {
         case .searchSource: await DependencyProbes.searchSource(rankings.source)
