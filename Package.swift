@@ -40,6 +40,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.10.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
+        // OTLP/HTTP only: the default traits also build the gRPC exporter (grpc-swift 2, its NIO
+        // transport and protobuf glue), minutes of clean build for a transport we do not offer.
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // C libraries, found through pkg-config.
@@ -68,6 +72,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictness,
             linkerSettings: localLibrdkafka),
@@ -132,6 +137,7 @@ let package = Package(
                 "BraidCore", "BraidKafka", "BraidRedis", "BraidSources",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictness),
 
@@ -144,6 +150,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictness),
 
@@ -157,6 +164,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictness),
 
@@ -171,6 +179,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
             ],
             swiftSettings: strictness),
 
@@ -248,7 +258,12 @@ let package = Package(
             swiftSettings: strictness),
         .testTarget(
             name: "BraidWiringTests",
-            dependencies: ["BraidWiring", "BraidConfig", "BraidCore", "BraidRedis", "BraidSources", "BraidGateway", "BraidWorker"],
+            dependencies: [
+                "BraidWiring", "BraidConfig", "BraidCore", "BraidRedis", "BraidSources", "BraidGateway", "BraidWorker",
+                "BraidKafka", "BraidPrecompute",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
+            ],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidKafkaTests",

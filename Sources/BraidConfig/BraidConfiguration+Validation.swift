@@ -27,6 +27,7 @@ extension BraidConfiguration {
         guard !gateway.cursorKey.isEmpty else { throw fail("gateway.cursor_key must not be empty") }
         try validateSecrets()
         try validateConsole()
+        try validateTracing()
         guard (1...100).contains(gateway.defaultPerPage) else { throw fail("gateway.default_per_page must be 1-100") }
         for (name, ranking) in rankings {
             guard Names.isValid(name) else { throw fail("rankings.\(name): a ranking name must be \(Names.rule)") }

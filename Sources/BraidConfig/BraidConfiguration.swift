@@ -18,6 +18,7 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
     public var campaigns: [Campaign] = BraidConfiguration.defaultCampaigns
     public var logging = LoggingSection()
     public var console = ConsoleSection()
+    public var tracing = TracingSection()
 
     public init() {}
 
@@ -232,6 +233,18 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
 
     public struct LoggingSection: Codable, Sendable, Equatable {
         public var level = LogLevel.info
+        public init() {}
+    }
+
+    /// OpenTelemetry traces, exported over OTLP/HTTP (protobuf). Off unless enabled.
+    public struct TracingSection: Codable, Sendable, Equatable {
+        public var enabled = false
+        /// The collector's traces URL, used as is (OTLP/HTTP's `/v1/traces` included).
+        public var otlpEndpoint = "http://127.0.0.1:4318/v1/traces"
+        /// `service.name` of the spans; empty: `braid-<command>` (`braid-gateway`, `braid-worker`, `braid-publish`).
+        public var serviceName = ""
+        /// Percentage of new traces kept (0–100); a span with a parent follows its parent's decision.
+        public var samplePercent = 100
         public init() {}
     }
 }

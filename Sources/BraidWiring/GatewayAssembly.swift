@@ -73,7 +73,8 @@ public struct GatewayAssembly: Sendable {
         }
         self.routes = GatewayRoutes(
             search: search, components: components, events: events, readiness: Readiness(redis: redis, source: source),
-            defaultPerPage: gateway.defaultPerPage, batchTimeout: .milliseconds(gateway.batchTimeoutMs), console: console)
+            defaultPerPage: gateway.defaultPerPage, batchTimeout: .milliseconds(gateway.batchTimeoutMs), console: console,
+            tracing: configuration.tracing.enabled)
         self.background = background
         self.redis = redis
         self.producer = producer

@@ -20,6 +20,7 @@ struct GatewayCommand: AsyncParsableCommand {
         let configuration = try config.loadForService()
         try LibrdkafkaVersion.requireSupported()
         let logger = Logger(label: "braid.gateway")
+        let tracing = try configuration.bootstrapTracing(command: "gateway")
         let gateway = try GatewayAssembly(configuration: configuration, logger: logger)
         let application = gateway.application { port in
             logger.info("listening", metadata: ["address": "http://\(configuration.gateway.host):\(port)"])
@@ -30,7 +31,9 @@ struct GatewayCommand: AsyncParsableCommand {
         }
         let group = ServiceGroup(
             configuration: .init(
-                services: gateway.clients + [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                // The exporter first: it stops last, exporting the spans of the drained requests.
+                services: (tracing.map { [$0] } ?? []) + gateway.clients + [application], gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
         try await group.run()
         await gateway.shutdown()
     }

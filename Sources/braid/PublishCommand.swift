@@ -49,11 +49,15 @@ struct PublishCommand: AsyncParsableCommand {
         let producer = try KafkaProducer(configuration: configuration.kafka.producer(clientID: "braid-publish"))
         let publisher = RequestPublisher(producer: producer, topic: configuration.kafka.requestsTopic)
         let progress = ProgressBar(name: "publish")
-        for (index, request) in requests.enumerated() {
-            try await publisher.send(request)
-            if requests.count > 1 { progress.update("sent", done: index + 1, total: requests.count) }
+        // With tracing on, each request is a root span whose context travels in its headers;
+        // the exporter is flushed before the command exits.
+        try await withTracingExporter(try configuration.bootstrapTracing(command: "publish")) {
+            for (index, request) in requests.enumerated() {
+                try await publisher.send(request)
+                if requests.count > 1 { progress.update("sent", done: index + 1, total: requests.count) }
+            }
+            await producer.shutdown()  // flushes: every delivery report is in after this
         }
-        await producer.shutdown()  // flushes: every delivery report is in after this
         progress.finish()
         let counts = producer.deliveryCounts
         let unflushed = requests.count - counts.delivered - counts.failed

@@ -21,9 +21,12 @@ struct WorkerCommand: AsyncParsableCommand {
         try LibrdkafkaVersion.requireSupported()
         let logger = Logger(label: "braid.worker")
         logger.info("starting", metadata: ["librdkafka": "\(LibrdkafkaVersion.loaded)", "group": "\(configuration.kafka.consumerGroup)"])
+        let tracing = try configuration.bootstrapTracing(command: "worker")
         let worker = try WorkerAssembly(configuration: configuration, logger: logger)
+        // The exporter first: it stops last, exporting the spans of the finished requests.
         let group = ServiceGroup(
-            configuration: .init(services: worker.services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            configuration: .init(
+                services: (tracing.map { [$0] } ?? []) + worker.services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         await worker.shutdown()
     }

@@ -2,6 +2,7 @@ import BraidCore
 import BraidObservability
 import Foundation
 import Hummingbird
+import Tracing
 
 /// The gateway's HTTP surface (`Schemas/openapi.yaml`): thin handlers that parse, call a
 /// service, and encode. Every failure leaves as a JSON error.
@@ -14,12 +15,16 @@ public struct GatewayRoutes: Sendable {
     public let batchTimeout: Duration
     /// The console and its admin routes; nil when `console.enabled` is false.
     public let console: ConsoleRoutes?
+    /// Whether each request is a server span (`tracing.enabled`): the page span, parent of
+    /// the snapshot read, the live query, an inline miss and a refresh-ahead publish.
+    public let tracing: Bool
 
     public init(
         search: SearchService, components: ComponentService, events: EventService, readiness: Readiness, defaultPerPage: Int,
-        batchTimeout: Duration, console: ConsoleRoutes? = nil
+        batchTimeout: Duration, console: ConsoleRoutes? = nil, tracing: Bool = false
     ) {
         self.console = console
+        self.tracing = tracing
         self.search = search
         self.components = components
         self.events = events
@@ -33,6 +38,11 @@ public struct GatewayRoutes: Sendable {
 
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
+        if tracing {
+            // Outermost, so the span covers the whole request; cursors and console tokens are
+            // not copied into span attributes.
+            router.add(middleware: TracingMiddleware(redactingQueryParameters: ["cursor", "token"]))
+        }
         router.add(middleware: HTTPMetricsMiddleware())
         router.add(middleware: JSONErrorMiddleware())
         router.get("/v1/search") { request, _ in

@@ -4,6 +4,7 @@ import BraidSources
 import Foundation
 import Logging
 import Metrics
+import Tracing
 
 /// Builds pages of `GET /v1/search`: plans the page (BraidCore), fetches B's snapshot and
 /// A's range, and pins the session to that snapshot through the next cursor.
@@ -238,7 +239,10 @@ public struct SearchService: Sendable {
         if let pinned {
             guard let version = pinned.snapshotVersion else { return SecondaryRanking() }  // a live-only session
             do {
-                guard let snapshot = try await snapshots.pinned(ranking: arm.ranking, query: query, version: version) else {
+                let read = try await traceSnapshotRead(ranking: arm.ranking, pinned: version) {
+                    try await snapshots.pinned(ranking: arm.ranking, query: query, version: version)
+                }
+                guard let snapshot = read else {
                     throw GatewayError.badRequest(
                         "the snapshot this session was pinned to has expired; start again from page 1", code: "cursor_expired")
                 }
@@ -251,7 +255,7 @@ public struct SearchService: Sendable {
             }
         }
         do {
-            if let snapshot = try await snapshots.current(ranking: arm.ranking, query: query) {
+            if let snapshot = try await traceSnapshotRead(ranking: arm.ranking, pinned: nil, { try await snapshots.current(ranking: arm.ranking, query: query) }) {
                 let age = now.timeIntervalSince(snapshot.createdAt)
                 return SecondaryRanking(
                     snapshot: snapshot, pinnedVersion: snapshot.version, stale: age > Double(arm.refreshAfterSeconds))
@@ -262,7 +266,10 @@ public struct SearchService: Sendable {
                 return SecondaryRanking()
             case .inline:
                 try await misses.computeInline(ranking: arm.ranking, query: query)
-                guard let snapshot = try await snapshots.current(ranking: arm.ranking, query: query) else { return SecondaryRanking() }
+                let computed = try await traceSnapshotRead(ranking: arm.ranking, pinned: nil) {
+                    try await snapshots.current(ranking: arm.ranking, query: query)
+                }
+                guard let snapshot = computed else { return SecondaryRanking() }
                 return SecondaryRanking(snapshot: snapshot, pinnedVersion: snapshot.version)
             }
         } catch let error as SearchSourceError {
@@ -277,13 +284,35 @@ public struct SearchService: Sendable {
         let request = SearchRequest(
             query: query, excluding: excluding, from: range.lowerBound, size: range.count, profile: .relevance, needsTotal: needsTotal)
         do {
-            return try await Deadline.run(timeout: liveTimeout) { [source] in try await source.search(request) }
+            return try await withSpan("live.query", ofKind: .client) { span in
+                span.attributes["braid.live.from"] = range.lowerBound
+                span.attributes["braid.live.size"] = range.count
+                span.attributes["braid.live.excluded"] = excluding.count
+                let result = try await Deadline.run(timeout: liveTimeout) { [source] in try await source.search(request) }
+                span.attributes["braid.live.hits"] = result.hits.count
+                return result
+            }
         } catch let error as SearchSourceError {
             throw Self.gatewayError(error)
         } catch is DeadlineExceeded {
             throw .unavailable("the live search backend did not answer within \(liveTimeout)", code: "live_timeout")
         } catch {
             throw .unavailable("the live search backend failed: \(error)", code: "live_unavailable")
+        }
+    }
+
+    /// A snapshot read from Redis (the pointer and, unless near-cached, the version) as a
+    /// `snapshot.read` span of the page; `pinned` is the cursor's version, nil for the current one.
+    func traceSnapshotRead(
+        ranking: String, pinned: Int64?, _ read: () async throws -> RankingSnapshot?
+    ) async throws -> RankingSnapshot? {
+        try await withSpan("snapshot.read", ofKind: .client) { span in
+            span.attributes["braid.ranking"] = ranking
+            if let pinned { span.attributes["braid.pinned_version"] = Int(pinned) }
+            let snapshot = try await read()
+            span.attributes["braid.snapshot.found"] = snapshot != nil
+            if let snapshot { span.attributes["braid.snapshot.version"] = Int(snapshot.version) }
+            return snapshot
         }
     }
 

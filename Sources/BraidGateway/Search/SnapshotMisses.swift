@@ -3,6 +3,7 @@ import BraidPrecompute
 import Foundation
 import Logging
 import Metrics
+import Tracing
 
 /// What the gateway does about snapshots it does not have yet or that are getting old:
 /// compute one inline, or ask the workers for one (on a miss, or ahead of expiry).
@@ -23,11 +24,16 @@ public struct SnapshotMisses: Sendable {
     /// requests of this gateway process miss at once: they wait for that one computation.
     /// (Each gateway process computes once; the snapshot write is idempotent, so concurrent
     /// gateways cost one source query each, never a stampede per request.)
+    /// Traced as a `snapshot.miss.inline` span of the page (with the source query and the
+    /// `redis.write` under it when this request is the one computing).
     public func computeInline(ranking: String, query: String) async throws {
         Counter(label: "braid_gateway_snapshot_misses_total", dimensions: [("policy", "inline")]).increment()
-        try await flights.run("\(ranking)\u{0}\(query)") { [materializer] in
-            _ = try await materializer.materialize(
-                .init(ranking: ranking, query: query), id: UUID().uuidString.lowercased(), ttlSeconds: nil, requestedAt: Date())
+        try await withSpan("snapshot.miss.inline") { span in
+            span.attributes["braid.ranking"] = ranking
+            try await flights.run("\(ranking)\u{0}\(query)") { [materializer] in
+                _ = try await materializer.materialize(
+                    .init(ranking: ranking, query: query), id: UUID().uuidString.lowercased(), ttlSeconds: nil, requestedAt: Date())
+            }
         }
     }
 

@@ -3,6 +3,7 @@ import BraidRedis
 import Foundation
 import NIOCore
 import NIOFoundationCompat
+import Tracing
 
 /// Reads and writes precomputed content in Redis: versioned ranking snapshots behind a
 /// `cur` pointer, and component contents. The workers write, the gateway reads; both
@@ -26,8 +27,17 @@ public struct PrecomputeStore: Sendable {
     /// Stores `snapshot` as a new immutable version and flips the pointer to it atomically,
     /// unless the pointer already names this or a newer version. The version it replaces
     /// stays readable for `grace` seconds, so sessions pinned to it keep paginating.
+    /// Traced as a `redis.write` client span (a child of the worker's materialization span).
     public func publish(_ snapshot: RankingSnapshot, ttlSeconds: Int, graceSeconds: Int) async throws -> WriteOutcome {
         let rankingKeys = keys.ranking(snapshot.ranking, query: snapshot.query)
+        return try await traceWrite(key: rankingKeys.pointer, version: snapshot.version) {
+            try await writeSnapshot(snapshot, keys: rankingKeys, ttlSeconds: ttlSeconds, graceSeconds: graceSeconds)
+        }
+    }
+
+    private func writeSnapshot(
+        _ snapshot: RankingSnapshot, keys rankingKeys: CacheKeys.RankingKeys, ttlSeconds: Int, graceSeconds: Int
+    ) async throws -> WriteOutcome {
         let reply = try await redis.evalsha(
             StorageScripts.publishSnapshot,
             keys: [rankingKeys.pointer, rankingKeys.version(snapshot.version)],
@@ -77,11 +87,17 @@ public struct PrecomputeStore: Sendable {
 
     /// Stores a component's content (``StoredComponent``: the document and its item offsets)
     /// unless a newer version is stored.
+    /// Traced as a `redis.write` client span, like a snapshot's.
     public func publish(_ content: ComponentContent, ttlSeconds: Int) async throws -> WriteOutcome {
+        let key = keys.component(feed: content.feed, type: content.type, scope: content.scope)
+        return try await traceWrite(key: key, version: content.version) { try await writeComponent(content, key: key, ttlSeconds: ttlSeconds) }
+    }
+
+    private func writeComponent(_ content: ComponentContent, key: String, ttlSeconds: Int) async throws -> WriteOutcome {
         let stored = try StoredComponent.encode(content)
         let reply = try await redis.evalsha(
             StorageScripts.publishComponent,
-            keys: [keys.component(feed: content.feed, type: content.type, scope: content.scope)],
+            keys: [key],
             arguments: [
                 .integer(content.version), .string(content.stateHash),
                 .bytes(ByteBuffer(bytes: stored.document)), .string(stored.offsetsText), .integer(Int64(max(1, ttlSeconds))),
@@ -143,4 +159,20 @@ public struct StoredValueError: Error, Sendable, CustomStringConvertible {
     public let key: String
     public let reason: String
     public var description: String { "\(key): \(reason)" }
+}
+
+extension PrecomputeStore {
+    /// One write of materialized content as a `redis.write` span: the key it writes, the
+    /// version, and whether it took effect (`stale`: a newer one was already stored).
+    func traceWrite(key: String, version: Int64, _ write: () async throws -> WriteOutcome) async throws -> WriteOutcome {
+        try await withSpan("redis.write", ofKind: .client) { span in
+            span.attributes["db.system"] = "redis"
+            span.attributes["db.operation.name"] = "EVALSHA"
+            span.attributes["braid.redis.key"] = key
+            span.attributes["braid.version"] = Int(version)
+            let outcome = try await write()
+            span.attributes["braid.outcome"] = outcome == .written ? "written" : "stale"
+            return outcome
+        }
+    }
 }

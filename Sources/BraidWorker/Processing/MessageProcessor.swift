@@ -10,8 +10,12 @@ public protocol MessageProcessor: Sendable {
     /// Whether `dependency` answers right now, by a cheap request of its own; nil when this
     /// processor cannot check it (its failures then never pause the worker).
     func probe(_ dependency: ProcessingFailure.Dependency) async -> Bool?
+
+    /// The name of the span of one processing attempt (tracing on).
+    var spanName: String { get }
 }
 
 extension MessageProcessor {
     public func probe(_ dependency: ProcessingFailure.Dependency) async -> Bool? { nil }
+    public var spanName: String { "process" }
 }

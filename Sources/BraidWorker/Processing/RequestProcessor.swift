@@ -13,6 +13,8 @@ public struct RequestProcessor: MessageProcessor {
         self.components = components
     }
 
+    public var spanName: String { "materialize" }
+
     /// Decodes and materializes one message value; its kind is `ranking` or `component`.
     /// - Throws: ``ProcessingFailure``, classified for retrying or dead-lettering.
     public func process(_ value: [UInt8]) async throws(ProcessingFailure) -> (kind: String, outcome: MaterializeOutcome) {

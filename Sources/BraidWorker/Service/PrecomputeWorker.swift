@@ -4,6 +4,7 @@ import BraidPrecompute
 import Logging
 import ServiceLifecycle
 import Synchronization
+import Tracing
 
 /// A precompute worker: one member of the `braid-workers` consumer group (or of the
 /// events group, with an ``EventProcessor``).
@@ -133,6 +134,8 @@ public final class PrecomputeWorker: Service, Sendable {
     /// (revoked, shutting down) for redelivery.
     private func handle(_ message: KafkaConsumerMessage) async {
         let started = ContinuousClock.now
+        // The publisher's span, from the message's `traceparent`: each attempt is its child.
+        let parent = KafkaTraceContext.extract(from: message.headers)
         var attempt = 0
         while true {
             if gate.outage != nil {
@@ -149,7 +152,7 @@ public final class PrecomputeWorker: Service, Sendable {
             guard consumer.isCurrent(message) else { return abandon(message) }
             attempt += 1
             do {
-                let (kind, outcome) = try await processor.process(message.value)
+                let (kind, outcome) = try await process(message, attempt: attempt, parent: parent).get()
                 detector.withLock { $0.succeeded() }
                 metrics.processed(kind, outcome: outcome == .stale ? "stale" : "written")
                 break
@@ -182,6 +185,29 @@ public final class PrecomputeWorker: Service, Sendable {
         } catch {
             // Revoked meanwhile: the new owner gets the message again, which is harmless.
             logger.notice("offset not stored", metadata: metadata(message, ["error": "\(error)"]))
+        }
+    }
+
+    /// One processing attempt as a consumer span under `parent` (the publisher's span).
+    private func process(
+        _ message: KafkaConsumerMessage, attempt: Int, parent: ServiceContext
+    ) async -> Result<(kind: String, outcome: MaterializeOutcome), ProcessingFailure> {
+        await withSpan(processor.spanName, context: parent, ofKind: .consumer) { span in
+            span.attributes["messaging.system"] = "kafka"
+            span.attributes["messaging.destination.name"] = message.topic
+            span.attributes["messaging.kafka.partition"] = Int(message.partition)
+            span.attributes["messaging.kafka.offset"] = Int(message.offset)
+            span.attributes["braid.attempt"] = attempt
+            do throws(ProcessingFailure) {
+                let result = try await processor.process(message.value)
+                span.attributes["braid.kind"] = result.kind
+                span.attributes["braid.outcome"] = result.outcome == .stale ? "stale" : "written"
+                return .success(result)
+            } catch {
+                span.recordError(error)
+                span.setStatus(SpanStatus(code: .error, message: error.reason))
+                return .failure(error)
+            }
         }
     }
 
