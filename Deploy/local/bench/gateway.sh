@@ -208,7 +208,7 @@ measure() { # NAME URL [LUA]
   echo "FIGURE gateway.$name.p99_ms $p99"
   echo "FIGURE gateway.$name.p50_ms $p50"
 }
-mean() { awk -v n="$1" -v f="$2" '$1 == n {s += $f; c++} END {printf "%.1f", s / c}' "$results"; } # NAME FIELD
+mean() { awk -v n="$1" -v f="$2" '$1 == n {s += $f; c++} END {printf "%.3f", s / c}' "$results"; } # NAME FIELD
 total() { awk -v n="$1" '$1 == n {s += $4} END {print s + 0}' "$results"; } # NAME: requests
 # A counter of the interleaved gateway's /metrics (summed over labels).
 metric() { curl -sf "$interleaved_url/metrics" | awk -v m="$1" 'index($1, m) == 1 && ($1 == m || substr($1, length(m) + 1, 1) == "{") {s += $2} END {printf "%d", s}'; }
