@@ -34,16 +34,27 @@ extension WorkerGroupTests {
         try await KeyOrderRun.with { run in
             let first = try run.fixture.startWorker("order-killed", environment: run.workerEnvironment())
             let total = Self.orderKeys * Self.orderVersions
+            // Killed once 2/5 are written and the writes show a gap (a finished request above
+            // an unfinished one): then finished work lies above the commit and must come again.
+            // Without the gap the kill could land when the worker had finished and committed all
+            // it had fetched (it fetches about 4,096 of these at a time).
             let deadline = ContinuousClock.now + .seconds(120)
-            while try run.versionWrites() < total * 2 / 5 {
+            while true {
+                let state = try run.completion()
+                if state.written >= total * 2 / 5, state.firstUnwritten < state.highestWritten { break }
                 guard ContinuousClock.now < deadline, !first.hasExited else {
-                    Issue.record("the first worker wrote \(try run.versionWrites()) versions and stopped")
+                    Issue.record("the first worker wrote \(state.written) versions without a gap and stopped")
                     return
                 }
                 try await Task.sleep(for: .milliseconds(20))
             }
             first.signal(SIGKILL)  // no commit, no LeaveGroup
             let writtenBeforeKill = try run.versionWrites()
+            // Where the kill left the partition, for the message of a failing expectation.
+            try await Task.sleep(for: .milliseconds(300))  // the write log catches up
+            let committed = try await KafkaAdmin(brokers: run.fixture.brokers).lag(group: run.fixture.group, topic: run.fixture.requestsTopic).first?.committed
+            let atKill = try run.completion()
+            let killState = "committed \(committed.map(String.init) ?? "none"), first unwritten \(atKill.firstUnwritten), highest written \(atKill.highestWritten), \(atKill.written) written"
             let metricsPort = try FreePort.find()
             let second = try run.fixture.startWorker(
                 "order-takeover", environment: run.workerEnvironment(["BRAID_WORKER_METRICS_PORT": "\(metricsPort)"]))
@@ -55,7 +66,7 @@ extension WorkerGroupTests {
             #expect(writtenBeforeKill < total, "the kill came before the end")
             // Finished but uncommitted work came again (and was acknowledged without a write):
             // the commit had stayed at the lowest unfinished offset.
-            #expect(redelivered > 0, "the second worker got nothing the first had finished")
+            #expect(redelivered > 0, "the second worker got nothing the first had finished; at the kill: \(killState)")
         }
     }
 }
@@ -139,6 +150,15 @@ struct KeyOrderRun: Sendable {
             written[index, default: []].append(version)
         }
         return written
+    }
+
+    /// The partition's completion as the write log shows it (a request's offset is its
+    /// version minus the first version: they were published in version order).
+    func completion() throws -> (written: Int, firstUnwritten: Int, highestWritten: Int) {
+        let base = versions.compactMap(\.first).min() ?? 0
+        let offsets = Set(try writtenVersions().values.joined().map { Int($0 - base) })
+        let firstUnwritten = (0...offsets.count).first { !offsets.contains($0) } ?? offsets.count
+        return (offsets.count, firstUnwritten, offsets.max() ?? -1)
     }
 
     func versionWrites() throws -> Int {
