@@ -199,7 +199,11 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var readAhead = 1_000
         /// Requests of one partition fetched and not committed (buffered, running, or
         /// finished above an unfinished one): bounds memory and what a crash redelivers.
-        public var readAheadPerPartition = 500
+        /// Several fetches' worth: at the cap fetching pauses, which discards what librdkafka
+        /// had prefetched, and the partition must not run dry before a fetch after resuming
+        /// comes back (at 500, one fetch of the local broker's, a key-ordered worker idled
+        /// about half of each second; BENCHMARKS.md, worker).
+        public var readAheadPerPartition = 2_000
         public var maxAttempts = 5
         public var retryBackoffMs = 200
         /// Transient failures of one dependency in a row (no success between) after which the

@@ -25,7 +25,17 @@ struct HTTPRankingSourceTests {
         #expect(result.hits[2].fields.isEmpty)
     }
 
-    @Test(arguments: [#"{"hits": []}"#, #"{"total": -1, "hits": []}"#, #"{"total": 1, "hits": [{"id": ""}]}"#, "[]"])
+    @Test func nullScoreAndFieldsMeanTheDefaults() throws {
+        let result = try RankingServiceContract.decode(Data(#"{"total": 1, "hits": [{"id": "r1", "score": null, "fields": null}]}"#.utf8))
+        #expect(result.hits == [SearchHit(id: "r1", score: 0, fields: [:])])
+    }
+
+    @Test(arguments: [
+        #"{"hits": []}"#, #"{"total": -1, "hits": []}"#, #"{"total": 1, "hits": [{"id": ""}]}"#, "[]",
+        #"{"total": 1.5, "hits": []}"#, #"{"total": 1}"#, #"{"total": 1, "hits": [{"id": 7}]}"#, #"{"total": 1, "hits": [3]}"#,
+        #"{"total": 1, "hits": [{"id": "r1", "score": "high"}]}"#, #"{"total": 1, "hits": [{"id": "r1", "fields": []}]}"#,
+        #"{"total": 1, "hits": []"#,
+    ])
     func responsesOutsideTheContractAreBadResponses(body: String) {
         let error = #expect(throws: SearchSourceError.self) { try RankingServiceContract.decode(Data(body.utf8)) }
         #expect(error?.code == .badResponse)
