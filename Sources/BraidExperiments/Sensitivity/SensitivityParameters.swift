@@ -43,7 +43,7 @@ public struct SensitivityParameters: Sendable, Hashable {
     public var nullSessions: Int?
     /// Simulated A/B experiments of the computed A/B size with no preference, to measure the
     /// false-positive rate of the user-level test and of a naive per-session test.
-    public var abNullRuns = 200
+    public var abNullRuns = 1_000
 
     public init() {}
 

@@ -1,21 +1,28 @@
 import BraidCore
 
-/// The sensitivity check of team-draft interleaving against an A/B test on click-through:
+/// The sensitivity check of team-draft interleaving against an A/B test on click-through,
+/// over one population of users (each a ``UserPropensity`` factor and `sessionsPerUser`
+/// sessions, the same for both methods):
 ///
 /// 1. Calibration: simulate `calibrationSessions` interleaved sessions and as many A/B
-///    sessions per ``ABArm`` (the arms on common random numbers, so their differences are
-///    measured precisely) to learn the win, tie and click-through rates at `margin`.
-/// 2. Sample sizes for `power` at `alpha` from those rates (``SampleSize``): interleaving,
-///    the A/B test of the live ranking against the cached one alone, and against the page
-///    with the cached ranking blended in.
+///    sessions per ``ABArm``, user by user (the arms on common random numbers, so their
+///    differences are measured precisely), to learn the win and tie rates, and the mean and
+///    variance across users of a user's click-through in each arm, at `margin`.
+/// 2. Sample sizes for `power` at `alpha` (``SampleSize``): interleaving from the win rates
+///    (sign test on impressions), the A/B test randomized by user from the users'
+///    click-through (z-test on users), against the cached ranking alone and against the page
+///    with it blended in. Both are counted in sessions.
 /// 3. Check: simulate `powerRuns` whole experiments of the interleaving and the cached-arm
 ///    A/B sizes and count how often each test rejects (should be close to `power`).
-/// 4. Null check: `nullRuns` interleaving experiments with no preference (margin 0); the
+/// 4. Null checks: `nullRuns` interleaving experiments with no preference (margin 0); the
 ///    share the sign test rejects at `alpha` is the false-positive rate (should be close to
-///    `alpha`), also credited on every slot for comparison.
+///    `alpha`), also credited on every slot for comparison. And `abNullRuns` A/B experiments
+///    with no preference: the user-level test's false-positive rate, and the rate of a
+///    per-session two-proportion test that ignores that a user's sessions go together.
 ///
-/// Every session and run draws from its own random stream of `seed` (``SimulationRandom``),
-/// so the report depends on the seed and the corpus only, not on how work is split.
+/// Every user and run draws from its own random stream of `seed` (``SimulationRandom``), so
+/// the report depends on the seed and the corpus only, not on how work is split. With one
+/// session per user and spread 0 it replays the homogeneous model's draws exactly.
 public struct SensitivitySimulation: Sendable {
     public let parameters: SensitivityParameters
     public let queries: [QueryRankings]
