@@ -19,7 +19,7 @@ struct ExperimentSimulateCommand: AsyncParsableCommand {
             results. Interleaving sessions see page 1 of the team-draft list built by Braid's page \
             planner (start --start, every document of B placed, A fetched with B excluded), credited \
             with Braid's impression token and credit window. A/B sessions see A's first page (the \
-            control, half of the sessions) or the treatment: B's first page alone (evaluation.ab, \
+            control, half of the users) or the treatment: B's first page alone (evaluation.ab, \
             the rankings compared as rankings) or, reported as well, the page Braid serves with B \
             blended in, pattern AB from --start (evaluation.ab_blended, the change a team would ship).
 

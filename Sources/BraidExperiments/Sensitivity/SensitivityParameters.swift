@@ -1,5 +1,5 @@
 /// Every knob of the sensitivity simulation, with the defaults `braid experiment simulate`
-/// uses (README, "Experiments: sensitivity"). The rankings come from the corpus; everything
+/// uses (README, "How sensitive"). The rankings come from the corpus; everything
 /// else is here.
 public struct SensitivityParameters: Sendable, Hashable {
     /// Seeds every random draw: the same seed and corpus give the same figures.
