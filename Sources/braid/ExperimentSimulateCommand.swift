@@ -19,7 +19,7 @@ struct ExperimentSimulateCommand: AsyncParsableCommand {
             results. Interleaving sessions see page 1 of the team-draft list built by Braid's page \
             planner (start --start, every document of B placed, A fetched with B excluded), credited \
             with Braid's impression token and credit window. A/B sessions see A's first page (the \
-            control, half of the sessions) or the treatment: B's first page alone (evaluation.ab, \
+            control, half of the users) or the treatment: B's first page alone (evaluation.ab, \
             the rankings compared as rankings) or, reported as well, the page Braid serves with B \
             blended in, pattern AB from --start (evaluation.ab_blended, the change a team would ship).
 
@@ -29,16 +29,26 @@ struct ExperimentSimulateCommand: AsyncParsableCommand {
             --persistence. A result's attractiveness is drawn per session and result uniformly from \
             [--attractiveness-min, --attractiveness-max], multiplied by 1 + --margin when the \
             document belongs to the preferred ranking (--prefer: B's placed documents, or as many \
-            of A's first documents), at most 1.
+            of A's first documents), and by the user's click-propensity factor, at most 1.
+
+            Users and randomization: every user has --sessions-per-user sessions and a propensity \
+            factor drawn once from a log-normal with mean 1 and log standard deviation \
+            --propensity-spread (0: all users alike). Both methods see the same population. An A/B \
+            test randomizes users (a user keeps her arm) and is judged by the z-test on users' \
+            click-through; interleaving compares both rankings inside every impression (sign test \
+            on wins). Sessions are counted on both sides. --sessions-per-user 1 \
+            --propensity-spread 0 is the homogeneous model of independent sessions.
 
             Output: the win, tie and click-through rates measured over --calibration-sessions \
             sessions (A/B: as many per arm, on common random numbers); the sessions each method \
-            needs for --power at level --alpha (sign test on interleaving wins; two-proportion \
-            z-test on click-through, both arms together), checked by simulating --power-runs \
+            needs for --power at level --alpha (sign test on interleaving wins; z-test on users' \
+            click-through, both arms together), checked by simulating --power-runs \
             experiments of each size; and, with no preference, the share of --null-runs \
             interleaving experiments (--null-sessions sessions each, default the interleaving \
             size) the sign test wrongly rejects at --alpha, with window credit and, for \
-            comparison, with every slot credited. Deterministic given --seed and the corpus.
+            comparison, with every slot credited; and the share of --ab-null-runs A/B experiments \
+            with no preference the user-level test rejects, and a per-session test would. \
+            Deterministic given --seed and the corpus.
             """)
 
     static let defaultQueries = [
@@ -60,6 +70,10 @@ struct ExperimentSimulateCommand: AsyncParsableCommand {
     var attractivenessMax = SensitivityParameters().attractiveness.upperBound
     @Option(help: "P(read the next result | no click).") var persistence = SensitivityParameters().persistence
     @Option(help: "P(leave | click).") var satisfaction = SensitivityParameters().satisfaction
+    @Option(name: .customLong("sessions-per-user"), help: "Sessions of one user (an A/B user keeps her arm).")
+    var sessionsPerUser = SensitivityParameters().sessionsPerUser
+    @Option(name: .customLong("propensity-spread"), help: "Log standard deviation of a user's click-propensity factor (0: users alike).")
+    var propensitySpread = SensitivityParameters().propensitySpread
     @Option(help: "Level of the tests (two-sided).") var alpha = SensitivityParameters().alpha
     @Option(help: "Power the sample sizes are computed for.") var power = SensitivityParameters().power
     @Option(name: .customLong("calibration-sessions"), help: "Sessions measuring the rates (A/B: per arm).")
@@ -69,6 +83,8 @@ struct ExperimentSimulateCommand: AsyncParsableCommand {
     @Option(name: .customLong("null-runs"), help: "Experiments with no preference (0: skip).") var nullRuns = SensitivityParameters().nullRuns
     @Option(name: .customLong("null-sessions"), help: "Sessions per null experiment (default: the interleaving size).")
     var nullSessions: Int?
+    @Option(name: .customLong("ab-null-runs"), help: "A/B experiments of the A/B size with no preference (0: skip).")
+    var abNullRuns = SensitivityParameters().abNullRuns
     @Option(help: "Parallel tasks (does not change the figures).") var workers = ProcessInfo.processInfo.activeProcessorCount
 
     var parameters: SensitivityParameters {
@@ -82,12 +98,15 @@ struct ExperimentSimulateCommand: AsyncParsableCommand {
         parameters.attractiveness = min(attractivenessMin, attractivenessMax)...max(attractivenessMin, attractivenessMax)
         parameters.persistence = persistence
         parameters.satisfaction = satisfaction
+        parameters.sessionsPerUser = sessionsPerUser
+        parameters.propensitySpread = propensitySpread
         parameters.alpha = alpha
         parameters.power = power
         parameters.calibrationSessions = calibrationSessions
         parameters.powerRuns = powerRuns
         parameters.nullRuns = nullRuns
         parameters.nullSessions = nullSessions
+        parameters.abNullRuns = abNullRuns
         return parameters
     }
 
@@ -133,13 +152,15 @@ struct ExperimentSimulateCommand: AsyncParsableCommand {
         var lines = [
             "corpus \(corpus): \(report.queries) queries; seed \(p.seed); margin \(p.margin) for \(p.preferred.rawValue); "
                 + "page \(p.pageSize), B \(p.cachedSize) documents, start \(p.start); attractiveness \(p.attractiveness.lowerBound)–\(p.attractiveness.upperBound), "
-                + "persistence \(p.persistence), satisfaction \(p.satisfaction); alpha \(p.alpha), power \(p.power)",
+                + "persistence \(p.persistence), satisfaction \(p.satisfaction); \(p.sessionsPerUser) sessions per user, "
+                + "propensity spread \(p.propensitySpread); alpha \(p.alpha), power \(p.power)",
             "FIGURE evaluation.interleaving.win_a_rate \(fixed(report.interleaving.winA))",
             "FIGURE evaluation.interleaving.win_b_rate \(fixed(report.interleaving.winB))",
             "FIGURE evaluation.interleaving.tie_rate \(fixed(report.interleaving.ties))",
             "FIGURE evaluation.interleaving.sessions \(count(report.interleaving.sessions))",
             "FIGURE evaluation.ab.control_ctr \(fixed(report.abTest.controlRate))",
             "FIGURE evaluation.ab.treatment_ctr \(fixed(report.abTest.treatmentRate))",
+            "FIGURE evaluation.ab.user_ctr_variance \(fixed(report.abTest.controlVariance)) / \(fixed(report.abTest.treatmentVariance))",
             "FIGURE evaluation.ab.sessions \(count(report.abTest.sessions))",
             "FIGURE evaluation.ab_blended.treatment_ctr \(fixed(report.abBlended.treatmentRate))",
             "FIGURE evaluation.ab_blended.sessions \(count(report.abBlended.sessions))",
@@ -151,12 +172,20 @@ struct ExperimentSimulateCommand: AsyncParsableCommand {
         if let power = report.abTest.empiricalPower {
             lines.append("FIGURE evaluation.ab.empirical_power \(fixed(power, 3)) (\(p.powerRuns) experiments)")
         }
+        if let icc = report.sessionClickICC {
+            lines.append("FIGURE evaluation.ab.session_click_icc \(fixed(icc, 3))")
+        }
         if let ratio = report.abBlendedOverInterleaving {
             lines.append("FIGURE evaluation.ab_blended_sessions.over_interleaving \(fixed(ratio, 2))")
         }
         if let null = report.null {
             lines.append("FIGURE evaluation.null.sessions_per_run \(null.sessionsPerRun) (\(null.runs) experiments)")
             lines.append("FIGURE evaluation.null_false_positive_rate.every_slot \(fixed(null.falsePositiveRateEverySlot, 3))")
+        }
+        if let abNull = report.abNull {
+            lines.append("FIGURE evaluation.ab_null.sessions_per_run \(abNull.sessionsPerRun) (\(abNull.runs) experiments)")
+            lines.append("FIGURE evaluation.ab_null.false_positive_rate.user_level \(fixed(abNull.falsePositiveRate, 3))")
+            lines.append("FIGURE evaluation.ab_null.false_positive_rate.per_session \(fixed(abNull.falsePositiveRatePerSession, 3))")
         }
         lines.append("FIGURE evaluation.seconds \(fixed(seconds, 1))")
         if let ratio = report.abOverInterleaving { lines.append("RATIO evaluation.ab_sessions.over_interleaving \(fixed(ratio, 2))") }

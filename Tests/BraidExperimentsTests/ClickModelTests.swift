@@ -1,4 +1,5 @@
 import BraidExperiments
+import Foundation
 import Testing
 
 @Suite("click model and random streams")
@@ -41,6 +42,28 @@ struct ClickModelTests {
         let draws = (0..<10_000).map { _ in spread.draw(preferred: false, using: &random) }
         #expect(draws.allSatisfy { (0.1...0.4).contains($0) })
         #expect(abs(draws.reduce(0, +) / 10_000 - 0.25) < 0.005)
+    }
+
+    @Test func propensityIsLogNormalWithMeanOneAndTheGivenSpread() {
+        var random = SimulationRandom(seed: 5)
+        let untouched = random
+        #expect(UserPropensity(spread: 0).draw(using: &random) == 1)
+        #expect(random.next() == { var copy = untouched; return copy.next() }(), "spread 0 draws nothing")
+        for spread in [0.5, 1.0] {
+            let draws = (0..<200_000).map { _ in UserPropensity(spread: spread).draw(using: &random) }
+            #expect(draws.allSatisfy { $0 > 0 })
+            let mean = draws.reduce(0, +) / Double(draws.count)
+            let logs = draws.map { log($0) }
+            let logMean = logs.reduce(0, +) / Double(logs.count)
+            let logSD = (logs.map { ($0 - logMean) * ($0 - logMean) }.reduce(0, +) / Double(logs.count)).squareRoot()
+            // Mean 1 (its standard error is below 0.003 at spread 1), log-mean −σ²/2, log-sd σ.
+            #expect(abs(mean - 1) < 0.015, "spread \(spread): mean \(mean)")
+            #expect(abs(logMean + spread * spread / 2) < 0.01 && abs(logSD - spread) < 0.01, "spread \(spread): \(logMean), \(logSD)")
+        }
+        let plain = Attractiveness(range: 0.2...0.2, margin: 0.5)
+        #expect(abs(plain.draw(preferred: false, propensity: 2, using: &random) - 0.4) < 1e-12)
+        #expect(abs(plain.draw(preferred: true, propensity: 0.5, using: &random) - 0.15) < 1e-12)
+        #expect(plain.draw(preferred: false, propensity: 10, using: &random) == 1, "capped at 1")
     }
 
     @Test func streamsAreDeterministicAndIndependent() {

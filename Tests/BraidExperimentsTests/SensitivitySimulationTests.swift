@@ -77,6 +77,7 @@ struct SensitivitySimulationTests {
         parameters.calibrationSessions = 40_000
         parameters.powerRuns = 120
         parameters.nullRuns = 150
+        parameters.abNullRuns = 0
         return parameters
     }
 
@@ -123,10 +124,81 @@ struct SensitivitySimulationTests {
         #expect(null.falsePositiveRateEverySlot > 0.5, "\(null)")
     }
 
+    /// One session per user and no spread: the model before users, whose calibration drew
+    /// session i of interleaving from stream 1 and of A/B from stream 2 (index i), sized the A/B
+    /// test by the two-proportion formula and ran one session per unit.
+    @Test func homogeneousSettingsReplayTheSessionModel() async throws {
+        var parameters = parameters()
+        parameters.sessionsPerUser = 1
+        parameters.propensitySpread = 0
+        parameters.powerRuns = 0
+        parameters.nullRuns = 0
+        let report = try await SensitivitySimulation(parameters: parameters, queries: try await load()).run()
+        let simulator = try await simulator(margin: 0.3)
+        var wins = (a: 0, b: 0)
+        var clicks: [ABArm: Int] = [:]
+        let sessions = parameters.calibrationSessions
+        for session in 0..<sessions {
+            var random = SimulationRandom(seed: 1, stream: 1, index: UInt64(session))
+            switch simulator.interleavedSession(using: &random).window {
+            case .winA: wins.a += 1
+            case .winB: wins.b += 1
+            case .tie: break
+            }
+            let ab = SimulationRandom(seed: 1, stream: 2, index: UInt64(session))
+            for arm in ABArm.allCases {
+                var draws = ab
+                clicks[arm, default: 0] += simulator.abSession(arm, using: &draws) ? 1 : 0
+            }
+        }
+        let n = Double(sessions)
+        #expect(report.interleaving.winA == Double(wins.a) / n && report.interleaving.winB == Double(wins.b) / n)
+        let control = Double(clicks[.live]!) / n, treatment = Double(clicks[.cached]!) / n
+        #expect(report.abTest.controlRate == control && report.abTest.treatmentRate == treatment)
+        #expect(abs(report.abTest.controlVariance - control * (1 - control)) < 1e-12)
+        #expect(report.abTest.sessions == SampleSize.abTest(controlRate: control, treatmentRate: treatment, alpha: 0.05, power: 0.8))
+        #expect(report.abBlended.sessions == SampleSize.abTest(
+            controlRate: control, treatmentRate: Double(clicks[.blended]!) / n, alpha: 0.05, power: 0.8))
+        #expect(report.sessionClickICC == nil)
+    }
+
+    /// Users who differ and keep their arm for ten sessions: a user's sessions are correlated,
+    /// the user-level test keeps its level and a per-session test, which takes them for
+    /// independent, rejects far too often. Users alike: no correlation.
+    @Test func userLevelTestHoldsItsLevelWhereAPerSessionTestDoesNot() async throws {
+        var parameters = parameters()
+        parameters.sessionsPerUser = 10
+        parameters.propensitySpread = 1
+        parameters.powerRuns = 0
+        parameters.nullRuns = 0
+        parameters.abNullRuns = 300
+        let queries = try await load()
+        let report = try await SensitivitySimulation(parameters: parameters, queries: queries).run()
+        #expect(try #require(report.sessionClickICC) > 0.15, "\(report)")
+        let abNull = try #require(report.abNull)
+        #expect(abNull.runs == 300 && abNull.sessionsPerRun == report.abTest.sessions)
+        // 300 runs: α = 0.05 + 3 standard deviations (0.038) at most.
+        #expect(abNull.falsePositiveRate <= 0.09, "\(abNull)")
+        #expect(abNull.falsePositiveRatePerSession > 0.15, "\(abNull)")
+        parameters.propensitySpread = 0
+        parameters.abNullRuns = 0
+        let alike = try await SensitivitySimulation(parameters: parameters, queries: queries).run()
+        #expect(abs(try #require(alike.sessionClickICC)) < 0.03, "\(alike)")
+    }
+
     @Test func badParametersAreRefusedWithAReason() async throws {
         var parameters = SensitivityParameters()
         parameters.power = 1
         #expect(throws: SensitivityParameterError.self) { try SensitivitySimulation(parameters: parameters, queries: [QueryRankings]()) }
+        parameters = SensitivityParameters()
+        parameters.sessionsPerUser = 0
+        #expect(throws: SensitivityParameterError("sessions per user must be 1 to 1000")) { try parameters.validate() }
+        parameters = SensitivityParameters()
+        parameters.propensitySpread = -0.1
+        #expect(throws: SensitivityParameterError("propensity spread must be 0 to 3")) { try parameters.validate() }
+        parameters = SensitivityParameters()
+        parameters.sessionsPerUser = 500
+        #expect(throws: SensitivityParameterError("calibration sessions must be at least 1000 users' sessions")) { try parameters.validate() }
         #expect(throws: SensitivityParameterError("no query has both live and cached results")) {
             try SensitivitySimulation(parameters: SensitivityParameters(), queries: [])
         }

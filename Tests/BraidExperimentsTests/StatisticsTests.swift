@@ -41,4 +41,40 @@ struct StatisticsTests {
         #expect(TwoProportionTest.pValue(successes1: 0, trials1: 100, successes2: 0, trials2: 100) == 1)
         #expect(TwoProportionTest.pValue(successes1: 0, trials1: 0, successes2: 3, trials2: 10) == 1)
     }
+
+    @Test func userLevelSampleSizeMatchesAHandComputedCase() throws {
+        // Users' click-through 0.30 ± √0.05 against 0.33 ± √0.06: pooled under the null
+        // v̄ = (0.05 + 0.06)/2 + 0.03²/4 = 0.055225; per arm
+        // ((1.959964 · √(2 · 0.055225) + 0.841621 · √0.11) / 0.03)² = 962.05 → 963 users.
+        #expect(SampleSize.abTestUnits(
+            controlMean: 0.30, treatmentMean: 0.33, controlVariance: 0.05, treatmentVariance: 0.06, alpha: 0.05, power: 0.8) == 963)
+        // Bernoulli units (v = p(1−p)) are the two-proportion formula: 3763 per arm, 7526 in all.
+        #expect(SampleSize.abTestUnits(
+            controlMean: 0.30, treatmentMean: 0.33, controlVariance: 0.21, treatmentVariance: 0.33 * 0.67, alpha: 0.05, power: 0.8) == 3_763)
+        // More variance between users, more users.
+        #expect(try #require(SampleSize.abTestUnits(
+            controlMean: 0.30, treatmentMean: 0.33, controlVariance: 0.10, treatmentVariance: 0.12, alpha: 0.05, power: 0.8)) > 963)
+        #expect(SampleSize.abTestUnits(controlMean: 0.3, treatmentMean: 0.3, controlVariance: 0.05, treatmentVariance: 0.05, alpha: 0.05, power: 0.8) == nil)
+    }
+
+    @Test func unitLevelTestMatchesAHandComputedCaseAndTheTwoProportionTest() {
+        func metric(_ values: [Double]) -> UnitMetric {
+            var metric = UnitMetric()
+            for value in values { metric.add(value) }
+            return metric
+        }
+        // Control 0, .2, .4, .6 (mean .3), treatment .2 … 1 (mean .6): pooled variance of the
+        // nine 0.0889, standard error √(0.0889 · (1/4 + 1/5)) = 0.2, z = 1.5, p = 0.13361.
+        let control = metric([0, 0.2, 0.4, 0.6]), treatment = metric([0.2, 0.4, 0.6, 0.8, 1.0])
+        #expect(close(control.mean, 0.3) && close(treatment.variance, 0.08))
+        #expect(close(UnitLevelTest.pValue(control, treatment), 0.133_614_402_537_716, 1e-12))
+        // One 0/1 unit per session: the two-proportion test.
+        let clicks = metric([Double](repeating: 1, count: 30) + [Double](repeating: 0, count: 70))
+        let more = metric([Double](repeating: 1, count: 45) + [Double](repeating: 0, count: 55))
+        #expect(close(UnitLevelTest.pValue(clicks, more), TwoProportionTest.pValue(successes1: 30, trials1: 100, successes2: 45, trials2: 100), 1e-12))
+        #expect(UnitLevelTest.pValue(metric([0.5, 0.5]), metric([0.5])) == 1)
+        #expect(UnitLevelTest.pValue(UnitMetric(), treatment) == 1)
+        let scaled = metric([0, 1, 2, 3]).scaled(by: 0.2)
+        #expect(close(scaled.mean, 0.3) && close(scaled.variance, control.variance))
+    }
 }

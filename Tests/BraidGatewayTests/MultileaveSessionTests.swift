@@ -72,4 +72,67 @@ struct MultileaveSessionTests {
             #expect(pair(0, 1)?["ties"] as? Int == 1, "teams 0 and 1 had no click: a tie. \(outcome.object)")
         }
     }
+
+    @Test("A cached ranking without a snapshot sits out: pages are served, the walk is whole, the session stays without it")
+    func missingSnapshotTeamSitsOut() async throws {
+        let fixture = try await WorkerFixture(documents: 300, users: 5)
+        // Only `featured` has a snapshot for "chicken": a gateway with the default (inline) miss
+        // policy and its default ranking computes it.
+        try await GatewayHarness.with(GatewayHarness.configuration(fixture)) { client, _ in
+            let page = try await client.json("/v1/search?q=chicken&per_page=5&session=warm")
+            try #require(page.status == 200 && (page["interleaving"] as? [String: Any])?["snapshot"] is NSNumber, "\(page.object)")
+        }
+        var configuration = GatewayHarness.configuration(fixture)
+        // Async misses and no worker: `fresh` is requested but never computed during the walk.
+        configuration.interleaving.missPolicy = .async
+        configuration.interleaving.arms = [.init(name: "multi-exp", weight: 100, maxDocs: 5, mode: .teamDraft, multileave: ["featured", "fresh"])]
+        let firstCursor = try await GatewayHarness.with(configuration) { client, _ in
+            var pages: [JSONBody] = [try await client.json("/v1/search?q=chicken&per_page=7&session=m1")]
+            while let next = pages.last?["next_cursor"] as? String {
+                try #require(pages.count < 200, "the session does not end")
+                pages.append(try await client.json("/v1/search?q=chicken&cursor=\(encoded(next))"))
+            }
+            for page in pages {
+                #expect(page.status == 200, "\(page.object)")
+                #expect(page["degraded"] as? Bool == false, "a missing snapshot is not an outage: \(page.object)")
+                let interleaving = page["interleaving"] as? [String: Any]
+                let versions = interleaving?["snapshots"] as? [Any]
+                #expect(versions?.count == 2 && versions?[0] is NSNumber && versions?[1] is NSNull, "\(String(describing: interleaving))")
+            }
+            let items = pages.flatMap { $0["items"] as? [[String: Any]] ?? [] }
+            let ids = items.compactMap { $0["id"] as? String }
+            #expect(ids.count == items.count && Set(ids).count == ids.count, "a document shown twice: \(ids)")
+            #expect(items.compactMap { $0["position"] as? Int } == Array(0..<items.count), "positions are not contiguous")
+            #expect(pages.first?["total"] as? Int == items.count, "\(String(describing: pages.first?["total"]))")
+            // The live ranking and `featured` draft; `fresh`, with nothing to pick, never does.
+            let teams = items.compactMap { $0["team_index"] as? Int }
+            #expect(teams.count == items.count && Set(teams) == [0, 1], "teams: \(teams)")
+            #expect(teams.filter { $0 == 1 }.count == 5, "max_docs 5 of featured placed: \(teams)")
+            let alone = try await client.json("/v1/search?q=chicken&per_page=7&page=2&session=m1")
+            #expect(
+                (alone["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+                    == (pages[1]["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }, "page 2 planned alone")
+            return try #require(pages[0]["next_cursor"] as? String)
+        }
+
+        // `fresh` appears (computed inline by a gateway whose default ranking it is). The session
+        // pinned no version for it and goes on without it; a new session drafts it.
+        var fresh = GatewayHarness.configuration(fixture)
+        fresh.interleaving.ranking = "fresh"
+        try await GatewayHarness.with(fresh) { client, _ in
+            let page = try await client.json("/v1/search?q=chicken&per_page=5&session=warm")
+            try #require(page.status == 200 && (page["interleaving"] as? [String: Any])?["snapshot"] is NSNumber, "\(page.object)")
+        }
+        try await GatewayHarness.with(configuration) { client, _ in
+            let resumed = try await client.json("/v1/search?q=chicken&cursor=\(encoded(firstCursor))")
+            #expect(resumed.status == 200, "\(resumed.object)")
+            #expect((resumed["items"] as? [[String: Any]])?.contains { $0["team_index"] as? Int == 2 } == false, "\(resumed.object)")
+            let versions = (resumed["interleaving"] as? [String: Any])?["snapshots"] as? [Any]
+            #expect(versions?[1] is NSNull, "the session stays pinned to no fresh snapshot: \(String(describing: versions))")
+            let newSession = try await client.json("/v1/search?q=chicken&per_page=7&session=m2")
+            let newVersions = (newSession["interleaving"] as? [String: Any])?["snapshots"] as? [Any]
+            #expect(newVersions?.count == 2 && newVersions?.allSatisfy { $0 is NSNumber } == true, "\(newSession.object)")
+            #expect((newSession["items"] as? [[String: Any]])?.contains { $0["team_index"] as? Int == 2 } == true, "\(newSession.object)")
+        }
+    }
 }

@@ -1,8 +1,9 @@
 # Sensitivity of team-draft interleaving against an A/B test on click-through, by simulation
 # over the demo corpus (20,000 recipes): `braid experiment simulate` with its defaults (the
-# model and every parameter are in the README, "Experiments: sensitivity"). Prints the sessions
-# each method needs for 80 % power at α = 0.05 and their ratio, and the false-positive rate
-# of the sign test over 1,000 experiments with no preference. Needs no server. The seed is
+# model and every parameter are in the README, "How sensitive"). Prints the sessions
+# each method needs for 80 % power at α = 0.05 (users of 5 sessions who differ in how much they
+# click; A/B randomized and tested by user) and their ratio, and the false-positive rates of the
+# sign test and of the A/B test over 1,000 experiments each with no preference. Needs no server. The seed is
 # BRAID_BENCH_EVALUATION_SEED (default 1); other flags can be passed in
 # BRAID_BENCH_EVALUATION_ARGS. Sourced by bench.sh.
 seed="${BRAID_BENCH_EVALUATION_SEED:-1}"

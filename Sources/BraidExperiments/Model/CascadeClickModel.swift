@@ -33,7 +33,8 @@ public struct CascadeClickModel: Sendable, Hashable {
 
 /// How attractive one result is to one user: a draw from `range` (per session and result, so
 /// no document is better than another by chance of the seed), times `1 + margin` when the
-/// document belongs to the preferred ranking, at most 1.
+/// document belongs to the preferred ranking, times the user's ``UserPropensity`` factor,
+/// at most 1.
 public struct Attractiveness: Sendable, Hashable {
     public var range: ClosedRange<Double>
     public var margin: Double
@@ -43,8 +44,8 @@ public struct Attractiveness: Sendable, Hashable {
         self.margin = margin
     }
 
-    public func draw(preferred: Bool, using random: inout SimulationRandom) -> Double {
-        let base = range.lowerBound + (range.upperBound - range.lowerBound) * random.unit()
-        return preferred ? min(1, base * (1 + margin)) : base
+    public func draw(preferred: Bool, propensity: Double = 1, using random: inout SimulationRandom) -> Double {
+        let base = (range.lowerBound + (range.upperBound - range.lowerBound) * random.unit()) * propensity
+        return preferred ? min(1, base * (1 + margin)) : min(1, base)
     }
 }

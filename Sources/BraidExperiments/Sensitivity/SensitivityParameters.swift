@@ -1,5 +1,5 @@
 /// Every knob of the sensitivity simulation, with the defaults `braid experiment simulate`
-/// uses (README, "Experiments: sensitivity"). The rankings come from the corpus; everything
+/// uses (README, "How sensitive"). The rankings come from the corpus; everything
 /// else is here.
 public struct SensitivityParameters: Sendable, Hashable {
     /// Seeds every random draw: the same seed and corpus give the same figures.
@@ -20,6 +20,13 @@ public struct SensitivityParameters: Sendable, Hashable {
     public var persistence = 0.9
     /// Cascade: P(leave | click).
     public var satisfaction = 0.5
+    /// Sessions of one user in an experiment (both methods). A/B tests randomize users: a user
+    /// keeps her arm for all of them. 1 with `propensitySpread` 0: the homogeneous model of
+    /// independent sessions.
+    public var sessionsPerUser = 5
+    /// Log standard deviation of a user's click-propensity factor (``UserPropensity``, mean 1,
+    /// log-normal); 0: all users alike.
+    public var propensitySpread = 0.5
     /// Level of both tests (two-sided).
     public var alpha = 0.05
     /// Power the sample sizes are computed for.
@@ -34,6 +41,9 @@ public struct SensitivityParameters: Sendable, Hashable {
     public var nullRuns = 1_000
     /// Sessions per null experiment; nil: the interleaving sample size computed at `margin`.
     public var nullSessions: Int?
+    /// Simulated A/B experiments of the computed A/B size with no preference, to measure the
+    /// false-positive rate of the user-level test and of a naive per-session test.
+    public var abNullRuns = 1_000
 
     public init() {}
 
@@ -50,8 +60,10 @@ public struct SensitivityParameters: Sendable, Hashable {
         try check(satisfaction >= 0 && satisfaction <= 1, "satisfaction must be 0 to 1")
         try check(alpha > 0 && alpha < 1, "alpha must be between 0 and 1")
         try check(power > 0 && power < 1, "power must be between 0 and 1")
-        try check(calibrationSessions >= 1_000, "calibration sessions must be at least 1000")
-        try check(powerRuns >= 0 && nullRuns >= 0, "runs must not be negative")
+        try check((1...1_000).contains(sessionsPerUser), "sessions per user must be 1 to 1000")
+        try check(propensitySpread >= 0 && propensitySpread <= 3, "propensity spread must be 0 to 3")
+        try check(calibrationSessions >= 1_000 * sessionsPerUser, "calibration sessions must be at least 1000 users' sessions")
+        try check(powerRuns >= 0 && nullRuns >= 0 && abNullRuns >= 0, "runs must not be negative")
         if let nullSessions { try check(nullSessions >= 1, "null sessions must be at least 1") }
     }
 }

@@ -16,11 +16,26 @@ public struct SensitivityReport: Sendable, Hashable {
         /// the treatment (the cached ranking alone, or the blended page).
         public var controlRate: Double
         public var treatmentRate: Double
-        /// Sessions of both arms together for the target power; nil when there is no effect.
+        /// Variance across users of a user's click-through (her sessions with a click ÷ her
+        /// sessions) in each arm: what the user-level test's sample size comes from.
+        public var controlVariance: Double
+        public var treatmentVariance: Double
+        /// Sessions of both arms together for the target power (users × sessions per user);
+        /// nil when there is no effect.
         public var sessions: Int?
-        /// Share of `powerRuns` experiments of `sessions` sessions whose z-test rejected;
-        /// measured for the cached arm only (nil for the blended one).
+        /// Share of `powerRuns` experiments of `sessions` sessions whose user-level z-test
+        /// rejected; measured for the cached arm only (nil for the blended one).
         public var empiricalPower: Double?
+    }
+
+    public struct ABNullCheck: Sendable, Hashable {
+        public var runs: Int
+        public var sessionsPerRun: Int
+        /// Share of A/B experiments with no preference whose user-level test rejected at α.
+        public var falsePositiveRate: Double
+        /// The same experiments judged by the two-proportion test on sessions, as if every
+        /// session were independent: too many rejections once users differ.
+        public var falsePositiveRatePerSession: Double
     }
 
     public struct NullCheck: Sendable, Hashable {
@@ -42,6 +57,11 @@ public struct SensitivityReport: Sendable, Hashable {
     /// The live ranking alone against the page with the cached ranking blended in.
     public var abBlended: ABTest
     public var null: NullCheck?
+    public var abNull: ABNullCheck?
+    /// Share of a session's click variance that lies between users (the intra-class
+    /// correlation of two sessions of one user) in the control arm, estimated from the users'
+    /// click-through variance; nil with one session per user.
+    public var sessionClickICC: Double?
 
     /// A/B sessions (rankings alone) ÷ interleaving sessions: how many times fewer sessions
     /// interleaving needs.

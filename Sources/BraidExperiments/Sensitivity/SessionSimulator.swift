@@ -67,9 +67,9 @@ public struct SessionSimulator: Sendable {
         public var everySlot: TeamDraftOutcome
     }
 
-    /// Page 1 of a team-draft session, planned, shown, clicked and credited as the gateway and
-    /// workers do it.
-    public func interleavedSession(using random: inout SimulationRandom) -> InterleavedOutcome {
+    /// Page 1 of a team-draft session of a user with this ``UserPropensity`` factor, planned,
+    /// shown, clicked and credited as the gateway and workers do it.
+    public func interleavedSession(propensity: Double = 1, using random: inout SimulationRandom) -> InterleavedOutcome {
         let q = random.below(queries.count)
         let rankings = queries[q]
         let planner = PagePlanner(
@@ -83,7 +83,7 @@ public struct SessionSimulator: Sendable {
             // A's page was fetched as the live backend would answer aRange (from 0 on page 1).
             let preferred = slot.team == .a ? preferredLiveExcluding[q][slot.index] : preferredCached[q][slot.index]
             teams.append(slot.team)
-            appeal.append(attractiveness.draw(preferred: preferred, using: &random))
+            appeal.append(attractiveness.draw(preferred: preferred, propensity: propensity, using: &random))
         }
         let clicks = clickModel.clicks(attractiveness: appeal, using: &random)
         let token = ImpressionToken(experiment: "simulation", offset: 0, teams: teams, creditWindow: planner.creditWindow, nonce: 0)
@@ -94,8 +94,8 @@ public struct SessionSimulator: Sendable {
             everySlot: ImpressionCredit.outcome(everySlot, clickedPositions: clicks))
     }
 
-    /// Whether an A/B session of `arm` clicked at least once.
-    public func abSession(_ arm: ABArm, using random: inout SimulationRandom) -> Bool {
+    /// Whether an A/B session of `arm`, of a user with this propensity factor, clicked at least once.
+    public func abSession(_ arm: ABArm, propensity: Double = 1, using random: inout SimulationRandom) -> Bool {
         let q = random.below(queries.count)
         let preferred = switch arm {
         case .live: preferredLivePage[q]
@@ -104,7 +104,7 @@ public struct SessionSimulator: Sendable {
         }
         var appeal: [Double] = []
         appeal.reserveCapacity(preferred.count)
-        for isPreferred in preferred { appeal.append(attractiveness.draw(preferred: isPreferred, using: &random)) }
+        for isPreferred in preferred { appeal.append(attractiveness.draw(preferred: isPreferred, propensity: propensity, using: &random)) }
         return !clickModel.clicks(attractiveness: appeal, using: &random).isEmpty
     }
 }
