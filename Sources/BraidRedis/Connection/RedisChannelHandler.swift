@@ -22,6 +22,8 @@ final class RedisChannelHandler: ChannelDuplexHandler {
     private let parser = HiredisReplyParser()
     private var pending = Deque<EventLoopPromise<RESPValue>>()
     private let observations: ConnectionObservations
+    /// A flush is queued on the event loop: flushes asked for until it runs share it.
+    private var flushQueued = false
 
     init(observations: ConnectionObservations) {
         self.observations = observations
@@ -33,6 +35,18 @@ final class RedisChannelHandler: ChannelDuplexHandler {
         RESPCommandEncoder.encode(request.arguments, into: &buffer)
         pending.append(request.promise)
         context.write(wrapOutboundOut(buffer), promise: promise)
+    }
+
+    /// Commands from many tasks arrive as separate event-loop tasks, each asking for a flush:
+    /// one flush after those already queued sends them in one write instead of a system call
+    /// each (a profile of many tasks on few connections spent a third of its time in writes).
+    func flush(context: ChannelHandlerContext) {
+        guard !flushQueued else { return }
+        flushQueued = true
+        context.eventLoop.assumeIsolated().execute {
+            self.flushQueued = false
+            context.flush()
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
