@@ -8,7 +8,8 @@
 #     ÷ GET /healthz, all on the interleaved gateway (requests/s, p99 reported);
 #   - search page 1 on the cold gateway ÷ the live-only gateway, median latency with one
 #     connection (the critical path of one page: snapshot read and live query in series or
-#     in parallel), COLD_CONNECTIONS (1);
+#     in parallel), COLD_CONNECTIONS (1), each query on its own for COLD_SECONDS (2) in
+#     COLD_ROUNDS (5) rounds; the ratio is of the sums over queries of the median p50s;
 #   - the interleaved gateway's peak RSS (VmHWM) after all of that load.
 # Each pair is measured in ROUNDS rounds in alternating order (A B, B A, ...) so drift on the
 # shared machine hits both sides alike; the ratios compare the means. Sourced by bench.sh.
@@ -17,6 +18,8 @@ warmup_secs="${BRAID_BENCH_GATEWAY_WARMUP_SECONDS:-3}"
 connections="${BRAID_BENCH_GATEWAY_CONNECTIONS:-16}"
 rounds="${BRAID_BENCH_GATEWAY_ROUNDS:-2}"
 cold_connections="${BRAID_BENCH_GATEWAY_COLD_CONNECTIONS:-1}"
+cold_rounds="${BRAID_BENCH_GATEWAY_COLD_ROUNDS:-5}"
+cold_secs="${BRAID_BENCH_GATEWAY_COLD_SECONDS:-2}"
 command -v wrk >/dev/null || braid_die "wrk is not installed (apt-get install wrk)"
 corpus="$BRAID_RUN_DIR/gateway-corpus.sqlite"
 "$BRAID" seed --docs 20000 --users 200 --db "$corpus" >/dev/null 2>&1 || braid_die "braid seed failed"
@@ -238,20 +241,34 @@ for r in $(seq 1 "$rounds"); do
     measure hello "$interleaved_url/healthz"
   fi
 done
-# Cold pages: one connection, so the median is the latency of one page's critical path.
+# Cold pages: one connection, so the median is the latency of one page's critical path. Each
+# query on its own: a p50 over six queries in turn falls between cheap and expensive queries'
+# latencies and jumps between rounds. COLD_ROUNDS rounds, each query's two sides in
+# alternating order; the ratio compares the sums over queries of the rounds' median p50s.
+cold_results="$BRAID_RUN_DIR/gateway-cold-results.txt"
+: >"$cold_results"
+cold_once() { # SIDE URL QUERY-INDEX
+  local result rps p99 requests p50
+  result="$(WRK_CONNECTIONS="$cold_connections" run_wrk "$1-$3" "$cold_secs" "$2${search_paths[$3]}")" || exit 1
+  read -r rps p99 requests p50 <<<"$result"
+  echo "$1 $3 $p50 $requests" >>"$cold_results"
+}
 cold_before="$(curl -sf "$cold_url/metrics" | awk '$1 == "braid_gateway_near_cache_misses_total" {s += $2} END {printf "%d", s}')"
-for r in $(seq 1 "$rounds"); do
-  if ((r % 2)); then
-    WRK_CONNECTIONS="$cold_connections" measure cold_live_only "$live_url/" "$search_lua"
-    WRK_CONNECTIONS="$cold_connections" measure cold "$cold_url/" "$search_lua"
-  else
-    WRK_CONNECTIONS="$cold_connections" measure cold "$cold_url/" "$search_lua"
-    WRK_CONNECTIONS="$cold_connections" measure cold_live_only "$live_url/" "$search_lua"
-  fi
+for r in $(seq 1 "$cold_rounds"); do
+  for q in "${!search_paths[@]}"; do
+    if (((r + q) % 2)); then
+      cold_once cold_live_only "$live_url" "$q"
+      cold_once cold "$cold_url" "$q"
+    else
+      cold_once cold "$cold_url" "$q"
+      cold_once cold_live_only "$live_url" "$q"
+    fi
+  done
 done
+cold_pages="$(awk '$1 == "cold" {s += $4} END {print s + 0}' "$cold_results")"
 cold_misses=$(($(curl -sf "$cold_url/metrics" | awk '$1 == "braid_gateway_near_cache_misses_total" {s += $2} END {printf "%d", s}') - cold_before))
-((cold_misses >= $(total cold))) ||
-  braid_die "the cold gateway read only $cold_misses snapshots from Redis for $(total cold) pages"
+((cold_misses >= cold_pages)) ||
+  braid_die "the cold gateway read only $cold_misses snapshots from Redis for $cold_pages pages"
 
 # What was measured is what was meant: snapshots from the near-cache, components from Redis,
 # no page degraded to live-only by a Redis error.
@@ -283,14 +300,25 @@ echo "FIGURE gateway.batchget.mean_rps $(mean batchget 2)"
 echo "FIGURE gateway.batchget.mean_p99_ms $(mean batchget 3)"
 echo "FIGURE gateway.component.mean_rps $(mean component 2)"
 echo "FIGURE gateway.component.mean_p99_ms $(mean component 3)"
-echo "FIGURE gateway.cold.mean_p50_ms $(mean cold 5)"
-echo "FIGURE gateway.cold_live_only.mean_p50_ms $(mean cold_live_only 5)"
+python3 - "$cold_results" "${bench_queries[@]}" <<'PY'
+import statistics, sys
+rows = [line.split() for line in open(sys.argv[1])]
+queries = sys.argv[2:]
+medians = {side: [statistics.median(float(r[2]) for r in rows if r[0] == side and int(r[1]) == q) for q in range(len(queries))]
+           for side in ("cold", "cold_live_only")}
+for q, query in enumerate(queries):
+    name = query.replace(" ", "_")
+    print(f"FIGURE gateway.cold.{name}.median_p50_ms {medians['cold'][q]:.3f}")
+    print(f"FIGURE gateway.cold_live_only.{name}.median_p50_ms {medians['cold_live_only'][q]:.3f}")
+for side in medians:
+    print(f"FIGURE gateway.{side}.sum_median_p50_ms {sum(medians[side]):.3f}")
+print(f"RATIO gateway.cold_p50.vs_live_only {sum(medians['cold']) / sum(medians['cold_live_only']):.3f}")
+PY
 python3 -c "print(f'FIGURE gateway.peak_rss_mib {$peak_kib / 1024:.1f}')"
 python3 -c "print(f'RATIO gateway.interleaved_rps.vs_live_only {$(mean search_interleaved 2) / $(mean search_live_only 2):.3f}')"
 python3 -c "print(f'RATIO gateway.interleaved_p99.vs_live_only {$(mean search_interleaved 3) / $(mean search_live_only 3):.3f}')"
 python3 -c "print(f'RATIO gateway.batchget_rps.vs_hello {$(mean batchget 2) / $(mean hello 2):.3f}')"
 python3 -c "print(f'RATIO gateway.component_rps.vs_hello {$(mean component 2) / $(mean hello 2):.3f}')"
-python3 -c "print(f'RATIO gateway.cold_p50.vs_live_only {$(mean cold 5) / $(mean cold_live_only 5):.3f}')"
 braid_stop_pidfile "$BRAID_RUN_DIR/bench-gateway-interleaved.pid"
 braid_stop_pidfile "$BRAID_RUN_DIR/bench-gateway-live-only.pid"
 braid_stop_pidfile "$BRAID_RUN_DIR/bench-gateway-cold.pid"
