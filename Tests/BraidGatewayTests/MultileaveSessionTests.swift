@@ -12,6 +12,19 @@ import Testing
 /// cached rankings in one list, walked to its end by cursor, then credited by a worker.
 @Suite("Multileave sessions", .serialized)
 struct MultileaveSessionTests {
+    /// The items of a session's pages, checked to be a consistent walk: every document once,
+    /// positions contiguous, page 1's total their count.
+    static func walkedItems(_ pages: [JSONBody], sourceLocation: SourceLocation = #_sourceLocation) -> [[String: Any]] {
+        let items = pages.flatMap { $0["items"] as? [[String: Any]] ?? [] }
+        let ids = items.compactMap { $0["id"] as? String }
+        #expect(ids.count == items.count && Set(ids).count == ids.count, "a document shown twice: \(ids)", sourceLocation: sourceLocation)
+        #expect(
+            items.compactMap { $0["position"] as? Int } == Array(0..<items.count), "positions are not contiguous",
+            sourceLocation: sourceLocation)
+        #expect(pages.first?["total"] as? Int == items.count, "\(String(describing: pages.first?["total"]))", sourceLocation: sourceLocation)
+        return items
+    }
+
     @Test("Every document once, pages planned alone equal the cursor walk, clicks credit every pair of the three teams")
     func walkAMultileavedSessionAndCreditIt() async throws {
         let fixture = try await WorkerFixture(documents: 300, users: 5)
@@ -28,11 +41,7 @@ struct MultileaveSessionTests {
                 pages.append(try await client.json("/v1/search?q=chicken&cursor=\(encoded(next))"))
             }
             for page in pages { #expect(page.status == 200, "\(page.object)") }
-            let items = pages.flatMap { $0["items"] as? [[String: Any]] ?? [] }
-            let ids = items.compactMap { $0["id"] as? String }
-            #expect(ids.count == items.count && Set(ids).count == ids.count, "a document shown twice: \(ids)")
-            #expect(items.compactMap { $0["position"] as? Int } == Array(0..<items.count), "positions are not contiguous")
-            #expect(pages.first?["total"] as? Int == items.count, "\(String(describing: pages.first?["total"]))")
+            let items = Self.walkedItems(pages)
             let teams = items.compactMap { $0["team_index"] as? Int }
             #expect(teams.count == items.count && Set(teams) == [0, 1, 2], "every team drafts: \(teams)")
             for item in items {
@@ -99,11 +108,7 @@ struct MultileaveSessionTests {
                 let versions = interleaving?["snapshots"] as? [Any]
                 #expect(versions?.count == 2 && versions?[0] is NSNumber && versions?[1] is NSNull, "\(String(describing: interleaving))")
             }
-            let items = pages.flatMap { $0["items"] as? [[String: Any]] ?? [] }
-            let ids = items.compactMap { $0["id"] as? String }
-            #expect(ids.count == items.count && Set(ids).count == ids.count, "a document shown twice: \(ids)")
-            #expect(items.compactMap { $0["position"] as? Int } == Array(0..<items.count), "positions are not contiguous")
-            #expect(pages.first?["total"] as? Int == items.count, "\(String(describing: pages.first?["total"]))")
+            let items = Self.walkedItems(pages)
             // The live ranking and `featured` draft; `fresh`, with nothing to pick, never does.
             let teams = items.compactMap { $0["team_index"] as? Int }
             #expect(teams.count == items.count && Set(teams) == [0, 1], "teams: \(teams)")
