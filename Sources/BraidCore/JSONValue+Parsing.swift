@@ -76,12 +76,14 @@ struct JSONParser {
     mutating func object(depth: Int) throws(JSONParseError) -> JSONValue {
         guard depth <= Self.maxDepth else { throw error("nested deeper than \(Self.maxDepth)") }
         index += 1  // {
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object([:])
         }
+        // Members are collected first and hashed into a dictionary of the right size once:
+        // growing it member by member rehashed every key at each doubling.
+        var members: [(String, JSONValue)] = []
         while true {
             guard current == UInt8(ascii: "\"") else { throw error("an object key must be a string") }
             let key = try string()
@@ -89,7 +91,7 @@ struct JSONParser {
             guard current == UInt8(ascii: ":") else { throw error("expected ':' after an object key") }
             index += 1
             skipWhitespace()
-            members[key] = try value(depth: depth)
+            members.append((key, try value(depth: depth)))
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","):
@@ -97,7 +99,8 @@ struct JSONParser {
                 skipWhitespace()
             case UInt8(ascii: "}"):
                 index += 1
-                return .object(members)
+                // A repeated key keeps its last value.
+                return .object(Dictionary(members, uniquingKeysWith: { _, last in last }))
             default:
                 throw error("expected ',' or '}' in an object")
             }
@@ -204,7 +207,7 @@ struct JSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                guard let text = String(validating: scalars, as: UTF8.self) else { throw error("a string is not valid UTF-8") }
+                guard let text = scalars.withUnsafeBytes({ Self.validUTF8($0) }) else { throw error("a string is not valid UTF-8") }
                 return text
             case UInt8(ascii: "\\"):
                 index += 1
@@ -220,10 +223,23 @@ struct JSONParser {
     }
 
     func utf8(_ range: Range<Int>) throws(JSONParseError) -> String {
-        guard let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[range])
+        guard let text = Self.validUTF8(slice) else {
             throw JSONParseError(offset: range.lowerBound, reason: "a string is not valid UTF-8")
         }
         return text
+    }
+
+    /// The text of `bytes`, or nil when they are not UTF-8. `String(decoding:)` repairs what
+    /// is not UTF-8, so its bytes equal the input exactly when there was nothing to repair;
+    /// `String(validating:as:)` gives the same answer but, generic over the encoding, spent
+    /// a quarter of a snapshot's parse looking up type metadata.
+    static func validUTF8(_ bytes: UnsafeRawBufferPointer) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let unchanged = text.utf8.withContiguousStorageIfAvailable { stored in
+            stored.count == bytes.count && (bytes.isEmpty || memcmp(stored.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+        }
+        return unchanged ?? text.utf8.elementsEqual(bytes) ? text : nil
     }
 
     /// One escape after its backslash, appended as UTF-8.

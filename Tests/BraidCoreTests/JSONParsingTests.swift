@@ -96,6 +96,18 @@ struct JSONParsingTests {
         #expect((try? JSONValue.parse(Data(limit.utf8))) != nil)
     }
 
+    @Test("checks UTF-8 byte by byte: overlong forms, encoded surrogates and cut sequences are refused, U+FFFD itself is text")
+    func utf8IsCheckedExactly() throws {
+        func quoted(_ bytes: [UInt8]) -> Data { Data([0x22] + bytes + [0x22]) }
+        for bad: [UInt8] in [[0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xE3, 0x81], [0xF4, 0x90, 0x80, 0x80], [0x61, 0x80, 0x62], [0xFE]] {
+            #expect(throws: JSONParseError.self, "\(bad)") { try JSONValue.parse(quoted(bad)) }
+            #expect(throws: JSONParseError.self, "\(bad) as a key") { try JSONValue.parse(Data("{".utf8) + quoted(bad) + Data(":1}".utf8)) }
+        }
+        let text = "本格ビーフカレー \u{FFFD} é 🍛"
+        #expect(try JSONValue.parse(quoted(Array(text.utf8))) == .string(text))
+        #expect(try JSONValue.parse(Data(#"{"k":1,"j":2,"k":3}"#.utf8)) == .object(["k": 3, "j": 2]))
+    }
+
     @Test("a stored snapshot reads back equal to what was written, and a wrong shape names the member")
     func snapshotRoundTrip() throws {
         var generator = SeededGenerator(seed: 3)
