@@ -62,6 +62,40 @@ struct ColdPageTests {
         func storedSnapshot(ranking: String, query: String, version: Int64) async throws -> (snapshot: RankingSnapshot, bytes: Int)? {
             try await recorder.record("redis snapshot", delay: delay) { try await base.storedSnapshot(ranking: ranking, query: query, version: version) }
         }
+
+        func currentSnapshot(ranking: String, query: String, unless held: Int64?) async throws -> CurrentSnapshotRead {
+            try await recorder.record("redis current", delay: delay) { try await base.currentSnapshot(ranking: ranking, query: query, unless: held) }
+        }
+    }
+
+    /// The real store, with what each read of the current snapshot came back as.
+    final class OutcomeRecordingStore: SnapshotStore {
+        let base: PrecomputeStore
+        let outcomes = Mutex<[String]>([])
+
+        init(base: PrecomputeStore) {
+            self.base = base
+        }
+
+        func currentVersion(ranking: String, query: String) async throws -> Int64? {
+            try await base.currentVersion(ranking: ranking, query: query)
+        }
+
+        func storedSnapshot(ranking: String, query: String, version: Int64) async throws -> (snapshot: RankingSnapshot, bytes: Int)? {
+            try await base.storedSnapshot(ranking: ranking, query: query, version: version)
+        }
+
+        func currentSnapshot(ranking: String, query: String, unless held: Int64?) async throws -> CurrentSnapshotRead {
+            let read = try await base.currentSnapshot(ranking: ranking, query: query, unless: held)
+            let outcome = switch read {
+            case .none: "none"
+            case .held: "held"
+            case .read: "read"
+            case .expired: "expired"
+            }
+            outcomes.withLock { $0.append(outcome) }
+            return read
+        }
     }
 
     /// The real SQLite source, each query delayed and recorded (with what it asked for).
@@ -109,13 +143,13 @@ struct ColdPageTests {
             let events = recorder.all
             let snapshotRead = events.filter { $0.what.hasPrefix("redis") }
             let live = events.filter { $0.what.hasPrefix("live") }
-            try #require(snapshotRead.count == 2, "\(events)")
+            // One round trip reads the pointer and the version it names.
+            try #require(snapshotRead.map(\.what) == ["redis current"], "\(events)")
             let readEnd = try #require(snapshotRead.map(\.end).max())
             let liveStart = try #require(live.map(\.start).min())
             #expect(liveStart < readEnd, "the live query started after the snapshot read ended: \(events)")
             #expect(live.contains { $0.what.hasPrefix("live prefix") }, "\(events)")
-            // The snapshot read (two round trips) and the live query overlapped: the live query
-            // ran while the second round trip was still under way.
+            // The snapshot read and the live query overlapped.
             let firstLive = try #require(live.min { $0.start < $1.start })
             #expect(firstLive.start < snapshotRead[0].end && firstLive.end > snapshotRead[0].start, "\(events)")
 
@@ -128,6 +162,38 @@ struct ColdPageTests {
             page.impressionID = nil
             expected.impressionID = nil
             #expect(page == expected)
+        }
+    }
+
+    @Test("Past its pointer's TTL a reader asks Redis once, which leaves out a version the near-cache holds")
+    func aNearCachedVersionIsNotSentAgain() async throws {
+        let fixture = try await WorkerFixture(documents: 200, users: 5)
+        let configuration = GatewayHarness.configuration(fixture)
+        try await GatewayHarness.with(configuration) { [configuration] _, gateway in
+            let store = PrecomputeStore(redis: gateway.redis, keys: configuration.redis.cacheKeys)
+            let sqlite = SQLiteSearchSource(path: fixture.corpus.path)
+            defer { Task { try? await sqlite.shutdown() } }
+            let materializer = RankingMaterializer(store: store, source: sqlite, rankings: configuration.materializedRankings)
+            let requestedAt = Date()
+            _ = try await materializer.materialize(.init(ranking: "featured", query: "soup"), id: "first", ttlSeconds: nil, requestedAt: requestedAt)
+
+            let recording = OutcomeRecordingStore(base: store)
+            let reader = SnapshotReader(store: recording, nearCacheBytes: 64 << 20, pointerTTL: .zero)
+            let first = try #require(try await reader.current(ranking: "featured", query: "soup"))
+            let again = try await reader.current(ranking: "featured", query: "soup")
+            #expect(again == first)
+            _ = try await materializer.materialize(
+                .init(ranking: "featured", query: "soup"), id: "second", ttlSeconds: nil, requestedAt: requestedAt + 1)
+            let refreshed = try #require(try await reader.current(ranking: "featured", query: "soup"))
+            #expect(refreshed.version == RankingSnapshot.version(for: requestedAt + 1))
+            #expect(try await reader.current(ranking: "featured", query: "nothing stored") == nil)
+            #expect(recording.outcomes.withLock { $0 } == ["read", "held", "read", "none"])
+
+            // Without a near-cache there is nothing to leave out.
+            let uncached = OutcomeRecordingStore(base: store)
+            let cold = SnapshotReader(store: uncached, nearCacheBytes: 0, pointerTTL: .zero)
+            for _ in 0..<2 { #expect(try await cold.current(ranking: "featured", query: "soup") == refreshed) }
+            #expect(uncached.outcomes.withLock { $0 } == ["read", "read"])
         }
     }
 

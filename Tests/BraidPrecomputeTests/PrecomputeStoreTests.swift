@@ -41,6 +41,47 @@ struct PrecomputeStoreTests {
         }
     }
 
+    @Test func theCurrentSnapshotIsOneReadThatLeavesOutTheVersionTheCallerHolds() async throws {
+        try await withRedisClient(try TestEnvironment.redisURL()) { (redis: RedisClient) async throws -> Void in
+            let store = PrecomputeStore(redis: redis, keys: CacheKeys(prefix: TestEnvironment.uniqueName("braid")))
+            let keys = store.keys.ranking("featured", query: "miso soup")
+            let first = Self.snapshot("featured", "miso soup", version: 1_000, ids: ["r1", "r2"])
+            let second = Self.snapshot("featured", "miso soup", version: 2_000, ids: ["r3"])
+
+            guard case .none = try await store.currentSnapshot(ranking: "featured", query: "miso soup", unless: nil) else {
+                Issue.record("a snapshot before any was written"); return
+            }
+            #expect(try await store.publish(first, ttlSeconds: 600, graceSeconds: 60) == .written)
+            let stored = try #require(try await redis.get(keys.version(1_000)))
+            guard case .read(let read, let bytes) = try await store.currentSnapshot(ranking: "featured", query: "Miso  Soup", unless: nil) else {
+                Issue.record("the snapshot was not read"); return
+            }
+            #expect(read == first)
+            #expect(bytes == stored.readableBytes)
+            guard case .held(version: 1_000) = try await store.currentSnapshot(ranking: "featured", query: "miso soup", unless: 1_000) else {
+                Issue.record("the held version was sent again"); return
+            }
+            // Holding another version is no reason to leave the current one out.
+            guard case .read(let again, _) = try await store.currentSnapshot(ranking: "featured", query: "miso soup", unless: 999) else {
+                Issue.record("the snapshot was not read"); return
+            }
+            #expect(again == first)
+            #expect(try await store.publish(second, ttlSeconds: 600, graceSeconds: 60) == .written)
+            guard case .read(let newer, _) = try await store.currentSnapshot(ranking: "featured", query: "miso soup", unless: 1_000) else {
+                Issue.record("the new version was not read"); return
+            }
+            #expect(newer == second)
+
+            // A pointer whose version is gone, and a pointer that is not a version.
+            try await redis.set(keys.pointer, to: "3000")
+            guard case .expired(version: 3_000) = try await store.currentSnapshot(ranking: "featured", query: "miso soup", unless: nil) else {
+                Issue.record("an expired version was not reported"); return
+            }
+            try await redis.set(keys.pointer, to: "not-a-number")
+            await #expect(throws: StoredValueError.self) { try await store.currentSnapshot(ranking: "featured", query: "miso soup", unless: nil) }
+        }
+    }
+
     @Test func anOlderOrReplayedRequestNeverReplacesANewerSnapshot() async throws {
         try await withRedisClient(try TestEnvironment.redisURL()) { (redis: RedisClient) async throws -> Void in
             let store = PrecomputeStore(redis: redis, keys: CacheKeys(prefix: TestEnvironment.uniqueName("braid")))

@@ -8,6 +8,18 @@ import Synchronization
 public protocol SnapshotStore: Sendable {
     func currentVersion(ranking: String, query: String) async throws -> Int64?
     func storedSnapshot(ranking: String, query: String, version: Int64) async throws -> (snapshot: RankingSnapshot, bytes: Int)?
+    /// The pointer's version with its snapshot unless it is `held`; the default reads
+    /// ``currentVersion(ranking:query:)`` and then ``storedSnapshot(ranking:query:version:)``.
+    func currentSnapshot(ranking: String, query: String, unless held: Int64?) async throws -> CurrentSnapshotRead
+}
+
+extension SnapshotStore {
+    public func currentSnapshot(ranking: String, query: String, unless held: Int64?) async throws -> CurrentSnapshotRead {
+        guard let version = try await currentVersion(ranking: ranking, query: query) else { return .none }
+        if version == held { return .held(version: version) }
+        guard let stored = try await storedSnapshot(ranking: ranking, query: query, version: version) else { return .expired(version: version) }
+        return .read(stored.snapshot, bytes: stored.bytes)
+    }
 }
 
 extension PrecomputeStore: SnapshotStore {}
@@ -34,17 +46,37 @@ public struct SnapshotReader: Sendable {
     }
 
     /// The snapshot the pointer names, or nil when there is none. No Redis round trip when
-    /// the pointer was read less than `pointerTTL` ago and its version is in the near-cache.
+    /// the pointer was read less than `pointerTTL` ago and its version is in the near-cache;
+    /// otherwise one, which sends the documents only when the near-cache lacks that version.
     public func current(ranking: String, query: String) async throws -> RankingSnapshot? {
         let pointerKey = Key(ranking: ranking, query: query, version: 0)
         if let version = pointers.version(for: pointerKey), let snapshot = nearCache.value(for: Key(ranking: ranking, query: query, version: version)) {
             return snapshot
         }
+        var held = pointers.lastVersion(for: pointerKey).flatMap { version in
+            nearCache.value(for: Key(ranking: ranking, query: query, version: version)).map { (version: version, snapshot: $0) }
+        }
         for _ in 0..<2 {
-            guard let version = try await store.currentVersion(ranking: ranking, query: query) else { return nil }
-            pointers.remember(version, for: pointerKey)
-            // The version can expire between the two reads; the pointer has moved on then.
-            if let snapshot = try await pinned(ranking: ranking, query: query, version: version) { return snapshot }
+            switch try await store.currentSnapshot(ranking: ranking, query: query, unless: held?.version) {
+            case .none:
+                return nil
+            case .held(let version):
+                pointers.remember(version, for: pointerKey)
+                if let held, held.version == version {
+                    Counter(label: "braid_gateway_near_cache_hits_total").increment()
+                    return held.snapshot
+                }
+                held = nil  // not what was asked: read the documents this time
+            case .read(let snapshot, let bytes):
+                pointers.remember(snapshot.version, for: pointerKey)
+                Counter(label: "braid_gateway_near_cache_misses_total").increment()
+                nearCache.insert(snapshot, bytes: bytes, for: Key(ranking: ranking, query: query, version: snapshot.version))
+                Gauge(label: "braid_gateway_near_cache_bytes").record(nearCache.bytes)
+                return snapshot
+            case .expired:
+                // The pointer moved on between a refresh's writes; it names a live version now.
+                continue
+            }
         }
         return nil
     }
@@ -80,7 +112,8 @@ public struct SnapshotReader: Sendable {
 
 /// Recently read snapshot pointers. Reusing one for a moment is safe: a session pins
 /// whichever version its first page used, and the version it replaced stays readable for
-/// its grace period. Hot queries then cost no Redis round trip on page 1 either.
+/// its grace period. Hot queries then cost no Redis round trip on page 1 either. Past its
+/// TTL a pointer still tells Redis which version the near-cache may hold.
 final class PointerCache: Sendable {
     private struct Entry {
         var version: Int64
@@ -96,6 +129,7 @@ final class PointerCache: Sendable {
         self.ttl = ttl
     }
 
+    /// The version read less than `ttl` ago, which may be used without asking Redis.
     func version(for key: SnapshotReader.Key) -> Int64? {
         guard ttl > .zero else { return nil }
         let now = ContinuousClock.now
@@ -105,8 +139,13 @@ final class PointerCache: Sendable {
         }
     }
 
+    /// The version read last, however long ago (also with a zero `ttl`): what to tell Redis
+    /// the near-cache may already hold.
+    func lastVersion(for key: SnapshotReader.Key) -> Int64? {
+        entries.withLock { $0[key]?.version }
+    }
+
     func remember(_ version: Int64, for key: SnapshotReader.Key) {
-        guard ttl > .zero else { return }
         let now = ContinuousClock.now
         entries.withLock { entries in
             if entries.count >= Self.maxEntries { entries.removeAll(keepingCapacity: true) }

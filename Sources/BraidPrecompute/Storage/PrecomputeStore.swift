@@ -68,11 +68,40 @@ public struct PrecomputeStore: Sendable {
     public func storedSnapshot(ranking: String, query: String, version: Int64) async throws -> (snapshot: RankingSnapshot, bytes: Int)? {
         let key = keys.ranking(ranking, query: query).version(version)
         guard let buffer = try await redis.get(key) else { return nil }
+        return (try Self.decodeSnapshot(buffer, key: key), buffer.readableBytes)
+    }
+
+    private static func decodeSnapshot(_ buffer: ByteBuffer, key: String) throws -> RankingSnapshot {
         do {
-            return (try RankingSnapshot.decode(Data(buffer: buffer)), buffer.readableBytes)
+            return try RankingSnapshot.decode(Data(buffer: buffer))
         } catch {
             throw StoredValueError(key: key, reason: "not a snapshot: \(error)")
         }
+    }
+
+    /// What the pointer names now, with that version's snapshot unless it is `held` (a
+    /// version the caller has cached): one round trip, where ``currentVersion(ranking:query:)``
+    /// and then ``storedSnapshot(ranking:query:version:)`` take two in a row.
+    public func currentSnapshot(ranking: String, query: String, unless held: Int64?) async throws -> CurrentSnapshotRead {
+        let rankingKeys = keys.ranking(ranking, query: query)
+        let reply = try await redis.evalsha(
+            StorageScripts.readCurrentSnapshot, keys: [rankingKeys.pointer],
+            arguments: [.string(rankingKeys.versionPrefix), .string(held.map(String.init) ?? "")])
+        func unexpected() -> StoredValueError {
+            StoredValueError(key: rankingKeys.pointer, reason: "unexpected reply to the snapshot read: \(reply)")
+        }
+        if reply.isNull { return .none }
+        guard case .array(let elements?) = reply, (1...2).contains(elements.count),
+              let text = elements[0].string, let version = Int64(text)
+        else { throw unexpected() }
+        guard elements.count == 2 else {
+            guard version == held else { throw unexpected() }
+            return .held(version: version)
+        }
+        guard case .bulkString(let stored) = elements[1] else { throw unexpected() }
+        guard let buffer = stored else { return .expired(version: version) }
+        let snapshot = try Self.decodeSnapshot(buffer, key: rankingKeys.version(version))
+        return .read(snapshot, bytes: buffer.readableBytes)
     }
 
     /// The current snapshot, or nil when none exists. The pointer and the version are read

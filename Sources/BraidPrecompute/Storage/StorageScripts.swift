@@ -28,6 +28,23 @@ enum StorageScripts {
         return 1
         """)
 
+    /// Reads the current snapshot in one round trip: the pointer, then the version it names,
+    /// unless that is the version the caller already holds.
+    ///
+    /// KEYS[1] pointer (`…:cur`). ARGV[1] version key prefix (`…:v:`), ARGV[2] the version
+    /// the caller holds, or empty. Returns nil without a pointer, `{version}` when it is the
+    /// caller's, else `{version, snapshot JSON or nil when that version has expired}`.
+    static let readCurrentSnapshot = RedisScript("""
+        local version = redis.call('GET', KEYS[1])
+        if not version then
+          return false
+        end
+        if version == ARGV[2] then
+          return {version}
+        end
+        return {version, redis.call('GET', ARGV[1] .. version)}
+        """)
+
     /// Writes a component's content unless a newer version is stored.
     ///
     /// KEYS[1] the component hash (fields `version`, `state_hash`, `content`, `offsets`).
