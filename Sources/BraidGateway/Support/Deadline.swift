@@ -14,23 +14,33 @@ enum Deadline {
         timeout: Duration, _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let outcome = Outcome<T>()
-        let work = Task { try await operation() }
         let timer = Task {
             try await Task.sleep(for: timeout)
             outcome.finish(.failure(DeadlineExceeded()))
-            work.cancel()
         }
-        Task {
-            let result = await work.result
+        // The work hands its result over itself: a task awaiting it to do that was one more
+        // hop between threads on every live query's way back.
+        let work = Task {
+            let result: Result<T, any Error>
+            do {
+                result = .success(try await operation())
+            } catch {
+                result = .failure(error)
+            }
             timer.cancel()
             outcome.finish(result)
         }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { outcome.wait($0) }
-        } onCancel: {
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { outcome.wait($0) }
+            } onCancel: {
+                outcome.finish(.failure(CancellationError()))
+            }
+        } catch {
+            // The deadline or a cancellation came first: the work finishes in the background.
             work.cancel()
             timer.cancel()
-            outcome.finish(.failure(CancellationError()))
+            throw error
         }
     }
 

@@ -55,21 +55,36 @@ public struct SQLiteSearchSource: SearchSource {
         let count = statements.count(excluding: request.excluding)
         do {
             // Only what the request needs: a count-only request reads no rows, a page whose
-            // caller ignores the total counts nothing.
-            async let rows = request.size == 0 ? [] : pool.withConnection { try await $0.query(page.sql, page.binds) }
-            async let totals = request.needsTotal ? pool.withConnection { try await $0.query(count.sql, count.binds) } : []
-            let hits = try await rows.map { row in
-                SearchHit(
-                    id: row.column("id")?.string ?? "", score: row.column("score")?.double ?? 0, fields: RecipeRow.fields(row))
+            // caller ignores the total counts nothing. One statement runs in this task; only
+            // both at once take child tasks (each a hop between threads on the way back).
+            switch (request.size > 0, request.needsTotal) {
+            case (true, true):
+                async let rows = pool.withConnection { try await $0.query(page.sql, page.binds) }
+                async let totals = pool.withConnection { try await $0.query(count.sql, count.binds) }
+                return SearchResult(hits: Self.hits(try await rows), total: Self.total(try await totals))
+            case (true, false):
+                return SearchResult(hits: Self.hits(try await pool.withConnection { try await $0.query(page.sql, page.binds) }), total: 0)
+            case (false, true):
+                return SearchResult(hits: [], total: Self.total(try await pool.withConnection { try await $0.query(count.sql, count.binds) }))
+            case (false, false):
+                return .empty
             }
-            let total = try await totals.first?.column("total")?.integer ?? 0
-            return SearchResult(hits: hits, total: total)
         } catch let error as SearchSourceError {
             throw error
         } catch let error as SQLiteError {
             // Queries are built from sanitised text, so SQL errors mean a missing or broken corpus.
             throw SearchSourceError(.unavailable, "corpus query failed at \(path): \(error)")
         }
+    }
+
+    private static func hits(_ rows: [SQLiteRow]) -> [SearchHit] {
+        rows.map { row in
+            SearchHit(id: row.column("id")?.string ?? "", score: row.column("score")?.double ?? 0, fields: RecipeRow.fields(row))
+        }
+    }
+
+    private static func total(_ rows: [SQLiteRow]) -> Int {
+        rows.first?.column("total")?.integer ?? 0
     }
 
     public func shutdown() async throws {
