@@ -121,16 +121,27 @@ struct ColdPageTests {
             cursorTTLSeconds: 600, liveTimeout: .seconds(30), logger: Logger(label: "test"))
     }
 
-    @Test("A cold page starts its live query before the snapshot read ends, and equals the sequential page")
-    func liveQueryStartsBeforeTheSnapshotReadEnds() async throws {
-        let fixture = try await WorkerFixture(documents: 400, users: 20)
+    /// A gateway over a fresh corpus of `documents` recipes, with the real store on its Redis,
+    /// the real SQLite source and a materializer that writes snapshots through both.
+    static func withCorpus(
+        documents: Int,
+        _ body: @escaping @Sendable (GatewayAssembly, PrecomputeStore, SQLiteSearchSource, RankingMaterializer) async throws -> Void
+    ) async throws {
+        let fixture = try await WorkerFixture(documents: documents, users: 20)
         let configuration = GatewayHarness.configuration(fixture)
         try await GatewayHarness.with(configuration) { [configuration] _, gateway in
             let store = PrecomputeStore(redis: gateway.redis, keys: configuration.redis.cacheKeys)
             let sqlite = SQLiteSearchSource(path: fixture.corpus.path)
             defer { Task { try? await sqlite.shutdown() } }
-            _ = try await RankingMaterializer(store: store, source: sqlite, rankings: configuration.materializedRankings)
-                .materialize(.init(ranking: "featured", query: "curry"), id: UUID().uuidString, ttlSeconds: nil, requestedAt: Date())
+            let materializer = RankingMaterializer(store: store, source: sqlite, rankings: configuration.materializedRankings)
+            try await body(gateway, store, sqlite, materializer)
+        }
+    }
+
+    @Test("A cold page starts its live query before the snapshot read ends, and equals the sequential page")
+    func liveQueryStartsBeforeTheSnapshotReadEnds() async throws {
+        try await Self.withCorpus(documents: 400) { gateway, store, sqlite, materializer in
+            _ = try await materializer.materialize(.init(ranking: "featured", query: "curry"), id: UUID().uuidString, ttlSeconds: nil, requestedAt: Date())
 
             let recorder = Recorder()
             let delay = Duration.milliseconds(200)
@@ -167,13 +178,7 @@ struct ColdPageTests {
 
     @Test("Past its pointer's TTL a reader asks Redis once, which leaves out a version the near-cache holds")
     func aNearCachedVersionIsNotSentAgain() async throws {
-        let fixture = try await WorkerFixture(documents: 200, users: 5)
-        let configuration = GatewayHarness.configuration(fixture)
-        try await GatewayHarness.with(configuration) { [configuration] _, gateway in
-            let store = PrecomputeStore(redis: gateway.redis, keys: configuration.redis.cacheKeys)
-            let sqlite = SQLiteSearchSource(path: fixture.corpus.path)
-            defer { Task { try? await sqlite.shutdown() } }
-            let materializer = RankingMaterializer(store: store, source: sqlite, rankings: configuration.materializedRankings)
+        try await Self.withCorpus(documents: 200) { _, store, _, materializer in
             let requestedAt = Date()
             _ = try await materializer.materialize(.init(ranking: "featured", query: "soup"), id: "first", ttlSeconds: nil, requestedAt: requestedAt)
 
@@ -199,13 +204,7 @@ struct ColdPageTests {
 
     @Test("Over many sessions and their pages, cold pages equal the sequential ones, also when the snapshot outgrows the over-fetch")
     func coldPagesEqualSequentialPages() async throws {
-        let fixture = try await WorkerFixture(documents: 600, users: 20)
-        let configuration = GatewayHarness.configuration(fixture)
-        try await GatewayHarness.with(configuration) { [configuration] _, gateway in
-            let store = PrecomputeStore(redis: gateway.redis, keys: configuration.redis.cacheKeys)
-            let sqlite = SQLiteSearchSource(path: fixture.corpus.path)
-            defer { Task { try? await sqlite.shutdown() } }
-            let materializer = RankingMaterializer(store: store, source: sqlite, rankings: configuration.materializedRankings)
+        try await Self.withCorpus(documents: 600) { gateway, store, sqlite, materializer in
             let queries = ["curry", "pasta", "cake", "rice", "soup", "egg", "zzqx nothing"]
             // The configured size is 50: "rice" and "egg" get snapshots larger than the
             // over-fetch covers, so their prefixes can come up short.
