@@ -74,24 +74,49 @@ struct JSONParser {
     }
 
     mutating func object(depth: Int) throws(JSONParseError) -> JSONValue {
+        // Members are collected first and hashed into a dictionary of the right size once:
+        // growing it member by member rehashed every key at each doubling.
+        var members: [(String, JSONValue)] = []
+        try eachMember(depth: depth) { parser, key throws(JSONParseError) in
+            members.append((key, try parser.value(depth: depth)))
+        }
+        // A repeated key keeps its last value.
+        return .object(members.isEmpty ? [:] : Dictionary(members, uniquingKeysWith: { _, last in last }))
+    }
+
+    mutating func array(depth: Int) throws(JSONParseError) -> JSONValue {
+        var elements: [JSONValue] = []
+        try eachElement(depth: depth) { parser throws(JSONParseError) in elements.append(try parser.value(depth: depth)) }
+        return .array(elements)
+    }
+
+    /// Walks the object at `{` (at nesting `depth`), handing each key to `member`, which
+    /// must read or skip exactly one value. Without `keys`, keys are checked but not made
+    /// into Strings (`member` is given empty ones).
+    mutating func eachMember(
+        depth: Int, keys: Bool = true, _ member: (inout JSONParser, String) throws(JSONParseError) -> Void
+    ) throws(JSONParseError) {
         guard depth <= Self.maxDepth else { throw error("nested deeper than \(Self.maxDepth)") }
         index += 1  // {
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
-            return .object([:])
+            return
         }
-        // Members are collected first and hashed into a dictionary of the right size once:
-        // growing it member by member rehashed every key at each doubling.
-        var members: [(String, JSONValue)] = []
         while true {
             guard current == UInt8(ascii: "\"") else { throw error("an object key must be a string") }
-            let key = try string()
+            let key: String
+            if keys {
+                key = try string()
+            } else {
+                try skipString()
+                key = ""
+            }
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw error("expected ':' after an object key") }
             index += 1
             skipWhitespace()
-            members.append((key, try value(depth: depth)))
+            try member(&self, key)
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","):
@@ -99,25 +124,24 @@ struct JSONParser {
                 skipWhitespace()
             case UInt8(ascii: "}"):
                 index += 1
-                // A repeated key keeps its last value.
-                return .object(Dictionary(members, uniquingKeysWith: { _, last in last }))
+                return
             default:
                 throw error("expected ',' or '}' in an object")
             }
         }
     }
 
-    mutating func array(depth: Int) throws(JSONParseError) -> JSONValue {
+    /// Walks the array at `[` (at nesting `depth`); `element` must read or skip one value.
+    mutating func eachElement(depth: Int, _ element: (inout JSONParser) throws(JSONParseError) -> Void) throws(JSONParseError) {
         guard depth <= Self.maxDepth else { throw error("nested deeper than \(Self.maxDepth)") }
         index += 1  // [
-        var elements: [JSONValue] = []
         skipWhitespace()
         if current == UInt8(ascii: "]") {
             index += 1
-            return .array(elements)
+            return
         }
         while true {
-            elements.append(try value(depth: depth))
+            try element(&self)
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","):
@@ -125,11 +149,55 @@ struct JSONParser {
                 skipWhitespace()
             case UInt8(ascii: "]"):
                 index += 1
-                return .array(elements)
+                return
             default:
                 throw error("expected ',' or ']' in an array")
             }
         }
+    }
+
+    /// Moves past one value, refusing exactly what ``value(depth:)`` refuses, without
+    /// building it: for values read later or never (a snapshot's display fields).
+    mutating func skipValue(depth: Int) throws(JSONParseError) {
+        guard let byte = current else { throw error("the text ends where a value should start") }
+        switch byte {
+        case UInt8(ascii: "\""): try skipString()
+        case UInt8(ascii: "{"):
+            try eachMember(depth: depth + 1, keys: false) { parser, _ throws(JSONParseError) in try parser.skipValue(depth: depth + 1) }
+        case UInt8(ascii: "["):
+            try eachElement(depth: depth + 1) { parser throws(JSONParseError) in try parser.skipValue(depth: depth + 1) }
+        case UInt8(ascii: "t"): try literal("true")
+        case UInt8(ascii: "f"): try literal("false")
+        case UInt8(ascii: "n"): try literal("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try number()
+        default: throw error("unexpected character '\(Unicode.Scalar(byte))'")
+        }
+    }
+
+    /// ``string()`` without making the String: ASCII text needs no UTF-8 check, the rest (and
+    /// text with escapes) is checked as `string()` checks it.
+    mutating func skipString() throws(JSONParseError) {
+        index += 1  // "
+        let start = index
+        var bits: UInt8 = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                if bits >= 0x80 { _ = try utf8(start..<index) }
+                index += 1
+                return
+            }
+            if byte == UInt8(ascii: "\\") {
+                // Rare in stored values: resolve the escapes as string() does, to check them.
+                index = start - 1
+                _ = try string()
+                return
+            }
+            guard byte >= 0x20 else { throw error("a control character must be escaped in a string") }
+            bits |= byte
+            index += 1
+        }
+        throw error("a string is not closed")
     }
 
     mutating func literal(_ word: StaticString) throws(JSONParseError) {

@@ -108,6 +108,51 @@ struct JSONParsingTests {
         #expect(try JSONValue.parse(Data(#"{"k":1,"j":2,"k":3}"#.utf8)) == .object(["k": 3, "j": 2]))
     }
 
+    /// Where parsing (or skipping) one value from the start of `data` ends, or why it fails.
+    static func outcome(_ data: Data, skipping: Bool) -> Result<Int, JSONParseError> {
+        data.withUnsafeBytes { bytes in
+            var parser = JSONParser(bytes: bytes)
+            do throws(JSONParseError) {
+                parser.skipWhitespace()
+                if skipping { try parser.skipValue(depth: 0) } else { _ = try parser.value(depth: 0) }
+                return .success(parser.index)
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    @Test("skipping a value refuses exactly what parsing refuses, at the same byte, and ends where it ends")
+    func skippingAgreesWithParsing() throws {
+        var generator = SeededGenerator(seed: 11)
+        let encoder = JSONEncoder()
+        let noise: [UInt8] = Array(#""\{}[],:0-e.u tn"#.utf8) + [0x01, 0x7F, 0x80, 0xC3, 0xE3, 0xED, 0xFF]
+        var texts = [
+            "", "[1,]", "{\"a\":1,}", "01", "1.", "1e400", "\"a\nb\"", "\"\\ud83d\"", "\"\\u12\"", "tru", "[1 2]", "{\"a\":1 \"b\":2}",
+            String(repeating: "[", count: JSONParser.maxDepth + 1) + String(repeating: "]", count: JSONParser.maxDepth + 1),
+            String(repeating: "[", count: JSONParser.maxDepth) + String(repeating: "]", count: JSONParser.maxDepth),
+        ].map { Data($0.utf8) }
+        texts += [[0x22, 0xC3, 0x28, 0x22], [0x22, 0x5C, 0x6E, 0xFF, 0x22], [0x7B, 0x22, 0xE3, 0x81, 0x22, 0x3A, 0x31, 0x7D]].map { Data($0) }
+        for _ in 0..<2_000 {
+            var bytes = Array(try encoder.encode(Self.randomValue(depth: 0, using: &generator)))
+            texts.append(Data(bytes))
+            let position = Int.random(in: 0..<bytes.count, using: &generator)
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0: bytes[position] = noise.randomElement(using: &generator)!
+            case 1: bytes.insert(noise.randomElement(using: &generator)!, at: position)
+            default: bytes.remove(at: position)
+            }
+            texts.append(Data(bytes))
+        }
+        var refused = 0
+        for text in texts {
+            let parsed = Self.outcome(text, skipping: false)
+            #expect(Self.outcome(text, skipping: true) == parsed, "\(Array(text))")
+            if case .failure = parsed { refused += 1 }
+        }
+        #expect(refused > 500, "the mutations should break many texts, not only a few")
+    }
+
     @Test("a stored snapshot reads back equal to what was written, and a wrong shape names the member")
     func snapshotRoundTrip() throws {
         var generator = SeededGenerator(seed: 3)
@@ -137,6 +182,21 @@ struct JSONParsingTests {
         } throws: { error in
             (error as? StoredValueShapeError)?.description == "documents[0].score is not a number"
         }
+        first["score"] = .number(1)
+        first["fields"] = .array([])
+        stored[0] = .object(first)
+        members["documents"] = .array(stored)
+        #expect {
+            _ = try RankingSnapshot.decode(try JSONEncoder().encode(JSONValue.object(members)))
+        } throws: { error in
+            (error as? StoredValueShapeError)?.description == "documents[0].fields is not an object"
+        }
+        // Fields are read when shown, but checked when the snapshot is read.
+        var text = Array(data)
+        let title = Array(#""title":"Curry 7"#.utf8)
+        let at = try #require(text.indices.first { text[$0..<min(text.count, $0 + title.count)].elementsEqual(title) })
+        text[at + title.count - 1] = 0xFF
+        #expect(throws: JSONParseError.self) { try RankingSnapshot.decode(Data(text)) }
         members["documents"] = .array([])
         members.removeValue(forKey: "created_at")
         #expect {

@@ -13,12 +13,50 @@ public struct RankingSnapshot: Sendable, Hashable, Codable {
     public struct Document: Sendable, Hashable, Codable {
         public var id: String
         public var score: Double
-        public var fields: [String: JSONValue]
+        /// Read from a stored snapshot, they stay bytes until first asked for (then are kept):
+        /// a page shows a few of a snapshot's documents and only needs the others' ids.
+        public var fields: [String: JSONValue] {
+            get { storedFields.value }
+            set { storedFields = DocumentFields(newValue) }
+        }
+        var storedFields: DocumentFields
 
         public init(id: String, score: Double, fields: [String: JSONValue] = [:]) {
+            self.init(id: id, score: score, storedFields: DocumentFields(fields))
+        }
+
+        init(id: String, score: Double, storedFields: DocumentFields) {
             self.id = id
             self.score = score
-            self.fields = fields
+            self.storedFields = storedFields
+        }
+
+        public static func == (lhs: Document, rhs: Document) -> Bool {
+            lhs.id == rhs.id && lhs.score == rhs.score && lhs.fields == rhs.fields
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(id)
+            hasher.combine(score)
+            hasher.combine(fields)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, score, fields
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                id: try container.decode(String.self, forKey: .id), score: try container.decode(Double.self, forKey: .score),
+                fields: try container.decode([String: JSONValue].self, forKey: .fields))
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(score, forKey: .score)
+            try container.encode(fields, forKey: .fields)
         }
     }
 
@@ -86,22 +124,6 @@ extension RankingSnapshot {
         writer.write(version)
         writer.raw("}")
         return Data(writer.bytes)
-    }
-
-    /// Reads a stored snapshot. Parsed with ``JSONValue/parse(_:)`` rather than `JSONDecoder`:
-    /// a page the near-cache cannot answer decodes one, and the documents' display fields made
-    /// that decode cost about a sixth of such a page's CPU time.
-    public static func decode(_ data: Data) throws -> RankingSnapshot {
-        let fields = try StoredObject(JSONValue.parse(data), path: "snapshot")
-        let documents = try fields.array("documents").enumerated().map { index, value in
-            let document = try StoredObject(value, path: "documents[\(index)]")
-            return Document(id: try document.string("id"), score: try document.number("score"), fields: try document.object("fields"))
-        }
-        var snapshot = RankingSnapshot(
-            ranking: try fields.string("ranking"), query: try fields.string("query"), version: try fields.integer("version"),
-            createdAt: try fields.date("created_at"), requestID: try fields.string("request_id"), documents: documents)
-        snapshot.schema = try fields.string("schema")
-        return snapshot
     }
 }
 

@@ -73,7 +73,7 @@ public struct PrecomputeStore: Sendable {
 
     private static func decodeSnapshot(_ buffer: ByteBuffer, key: String) throws -> RankingSnapshot {
         do {
-            return try RankingSnapshot.decode(Data(buffer: buffer))
+            return try RankingSnapshot.decode(Array(buffer.readableBytesView))
         } catch {
             throw StoredValueError(key: key, reason: "not a snapshot: \(error)")
         }
