@@ -78,9 +78,15 @@ public struct SearchService: Sendable {
             } else {
                 secondary = try await secondaryRanking(arm: arm, query: query, pinned: position.pinned, now: now)
             }
-            async let refresh: Void = secondary.stale ? misses.request(ranking: arm.ranking, query: query, reason: "refresh") : ()
-            live = try await exactLive(query: parameters.query, secondary: secondary, configuration: configuration, position: position)
-            await refresh
+            // A child task for the refresh only when there is one: an idle one still cost a
+            // hand-over between threads on every page.
+            if secondary.stale {
+                async let refresh: Void = misses.request(ranking: arm.ranking, query: query, reason: "refresh")
+                live = try await exactLive(query: parameters.query, secondary: secondary, configuration: configuration, position: position)
+                await refresh
+            } else {
+                live = try await exactLive(query: parameters.query, secondary: secondary, configuration: configuration, position: position)
+            }
         }
         let documents = secondary.snapshot?.documents ?? []
         let placed = Array(documents.prefix(configuration.placedCount(bCount: documents.count)))
@@ -189,23 +195,37 @@ public struct SearchService: Sendable {
     ) async throws(GatewayError) -> (SecondaryRanking, LiveRange) {
         async let prefixResult = liveResult(query: query, excluding: [], range: 0..<window, needsTotal: false)
         let secondary = try await secondaryRanking(arm: arm, query: normalized, pinned: position.pinned, now: now)
-        async let refresh: Void = secondary.stale ? misses.request(ranking: arm.ranking, query: normalized, reason: "refresh") : ()
         let configuration = arm.configuration
         let documents = secondary.snapshot?.documents ?? []
         let placed = documents.prefix(configuration.placedCount(bCount: documents.count)).map(\.id)
         let open = openPlan(configuration, bCount: documents.count, position: position)
-        async let countResult = liveResult(query: query, excluding: placed, range: 0..<0)
-        let prefix = try await prefixResult.get()
-        let live: LiveRange
-        switch PrefixReconciliation.slice(prefix: prefix.hits, requested: window, excluding: Set(placed), range: open.aRange) {
-        case .complete(let hits):
-            live = LiveRange(aRange: open.aRange, hits: hits, total: try await countResult.get().total)
-        case .short(let have, let next):
-            let rest = try await liveRange(query: query, excluding: placed, range: next..<open.aRange.upperBound)
-            live = LiveRange(aRange: open.aRange, hits: have + rest.hits, total: rest.total)
+        // The count runs in this task while the prefix runs in its child (a child of its own
+        // only added hand-overs between threads), and the refresh gets a child only when due.
+        if secondary.stale {
+            async let refresh: Void = misses.request(ranking: arm.ranking, query: normalized, reason: "refresh")
+            let count = await liveResult(query: query, excluding: placed, range: 0..<0)
+            let live = try await reconcile(prefix: await prefixResult, count: count, window: window, placed: placed, aRange: open.aRange, query: query)
+            await refresh
+            return (secondary, live)
         }
-        await refresh
+        let count = await liveResult(query: query, excluding: placed, range: 0..<0)
+        let live = try await reconcile(prefix: await prefixResult, count: count, window: window, placed: placed, aRange: open.aRange, query: query)
         return (secondary, live)
+    }
+
+    /// A's range of a cold page from the prefix (nothing excluded) and A's count without B's
+    /// placed documents; the rest of the range is fetched when the prefix falls short.
+    func reconcile(
+        prefix: Result<SearchResult, GatewayError>, count: Result<SearchResult, GatewayError>, window: Int, placed: [String],
+        aRange: Range<Int>, query: String
+    ) async throws(GatewayError) -> LiveRange {
+        switch PrefixReconciliation.slice(prefix: try prefix.get().hits, requested: window, excluding: Set(placed), range: aRange) {
+        case .complete(let hits):
+            return LiveRange(aRange: aRange, hits: hits, total: try count.get().total)
+        case .short(let have, let next):
+            let rest = try await liveRange(query: query, excluding: placed, range: next..<aRange.upperBound)
+            return LiveRange(aRange: aRange, hits: have + rest.hits, total: rest.total)
+        }
     }
 
     /// ``liveRange(query:excluding:range:needsTotal:)`` as a value, for a child task.
