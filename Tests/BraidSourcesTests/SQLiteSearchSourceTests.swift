@@ -29,7 +29,7 @@ struct SQLiteSearchSourceTests {
         try await CorpusFixture.withSource { source in
             let full = try await source.search(SearchRequest(query: "potato", size: 10))
             let excluded = full.hits.prefix(3).map(\.id)
-            let rest = try await source.search(SearchRequest(query: "potato", excluding: excluded + ["r999999", "not-a-match"], size: 10))
+            let rest = try await source.search(SearchRequest(query: "potato", excluding: excluded + [excluded[0], "r999999", "not-a-match"], size: 10))
             #expect(full.total >= 10)
             #expect(rest.total == full.total - 3)
             #expect(rest.hits.allSatisfy { !excluded.contains($0.id) })

@@ -87,8 +87,10 @@ struct SQLiteSearchStatements {
         )
     }
 
-    /// Each id once, in a stable order (equal requests, equal statements).
-    private static func unique(_ ids: [String]) -> [String] {
-        Array(Set(ids)).sorted()
+    /// Each id once, first occurrences in their order (equal requests, equal statements).
+    /// Not sorted: sorting a snapshot's 50 ids cost more than the rest of building the SQL.
+    static func unique(_ ids: [String]) -> [String] {
+        var seen = Set<String>(minimumCapacity: ids.count)
+        return ids.filter { seen.insert($0).inserted }
     }
 }
