@@ -72,6 +72,19 @@ struct SQLiteSearchSourceTests {
         }
     }
 
+    /// Equal scores (generated recipes share titles and lengths) are ordered by corpus row,
+    /// which `braid seed` writes in id order: the same list whether or not a page joins every match.
+    @Test func tiesFollowCorpusOrder() async throws {
+        try await CorpusFixture.withSource { source in
+            let hits = try await source.search(SearchRequest(query: "rice", size: 200)).hits
+            let tied = zip(hits, hits.dropFirst()).filter { $0.score == $1.score }
+            #expect(tied.count >= 5, "the fixture should hold tied scores")
+            #expect(tied.allSatisfy { $0.id < $1.id })
+            let excluded = try await source.search(SearchRequest(query: "rice", excluding: [hits[0].id], size: 199)).hits
+            #expect(excluded.map(\.id) == hits.dropFirst().map(\.id))
+        }
+    }
+
     @Test func profilesOrderDifferently() async throws {
         try await CorpusFixture.withSource { source in
             func ids(_ profile: RankingProfile) async throws -> SearchResult {
