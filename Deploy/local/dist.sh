@@ -70,8 +70,14 @@ sed -e "s/@VERSION@/$version/g" -e "s/@ARCH@/$(uname -m)/g" Deploy/dist/README.m
 report="$(env -u LD_LIBRARY_PATH "$stage/braid" version)" || braid_die "$stage/braid version failed: $report"
 grep -qx "braid $version" <<<"$report" ||
   braid_die "VERSION says $version but braid reports '$(head -n1 <<<"$report")' (Sources/braid/VersionCommand.swift)"
-env -u LD_LIBRARY_PATH ldd "$stage/braid" | grep -Eq "librdkafka.so.1 => $stage/(\./)?librdkafka.so.1 " ||
-  braid_die "braid does not load the librdkafka next to it"
+# The path is the one the loader mapped (`braid version` asks dladdr), compared as a file, not as
+# text: a symlinked or bind-mounted checkout names the same file differently.
+loaded="$(sed -n 's/^librdkafka [^ ]* from \(.*\)$/\1/p' <<<"$report")"
+[ -n "$loaded" ] && [ "$loaded" -ef "$stage/librdkafka.so.1" ] ||
+  braid_die "braid does not load the librdkafka next to it ($stage/librdkafka.so.1): braid version said
+$report
+ldd says:
+$(env -u LD_LIBRARY_PATH ldd "$stage/braid" 2>&1 || true)"
 
 # Reproducible archive: fixed owner, order and timestamps (those of the last commit).
 mtime="$(git log -1 --format=%ct 2>/dev/null || date +%s)"

@@ -14,7 +14,8 @@ struct VersionCommand: ParsableCommand {
         let kafka = LibrdkafkaVersion.loaded
         let supported = kafka >= LibrdkafkaVersion.minimum
         print("braid \(Self.braidVersion)")
-        print("librdkafka \(kafka)\(supported ? "" : " (unsupported: Kafka work needs \(LibrdkafkaVersion.minimum) or newer)")")
+        let path = LibrdkafkaVersion.loadedPath.map { " from \($0)" } ?? ""
+        print("librdkafka \(kafka)\(path)\(supported ? "" : " (unsupported: Kafka work needs \(LibrdkafkaVersion.minimum) or newer)")")
         print("hiredis \(hiredisVersion) (compile time)")
         if !supported {
             throw ExitCode(1)

@@ -1,5 +1,7 @@
 import CRdKafka
 
+import Foundation
+
 /// The librdkafka that is loaded at run time (not the headers it was compiled against).
 ///
 /// Braid compiles against Debian's librdkafka 2.0.2 headers but must run with >= 2.2: 2.0.2
@@ -16,6 +18,20 @@ public struct LibrdkafkaVersion: Sendable, Comparable, CustomStringConvertible {
     /// The version of the library this process loaded.
     public static var loaded: LibrdkafkaVersion {
         LibrdkafkaVersion(hex: rd_kafka_version(), description: String(cString: rd_kafka_version_str()))
+    }
+
+    /// The file this process mapped librdkafka's code from (`nil` where `/proc/self/maps` is not
+    /// readable).
+    ///
+    /// A release binary must run the copy next to it; `make dist` checks this rather than `ldd`'s
+    /// prediction. The kernel names the file with symlinks resolved.
+    public static var loadedPath: String? {
+        let symbol: @convention(c) () -> Int32 = rd_kafka_version
+        let address = UInt(bitPattern: unsafeBitCast(symbol, to: UnsafeRawPointer.self))
+        // procfs files report size 0; String(contentsOfFile:) stops after the first read.
+        guard let maps = try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/maps")).readToEnd()
+        else { return nil }
+        return ProcessMaps.file(containing: address, in: String(decoding: maps, as: UTF8.self))
     }
 
     public init(hex: Int32, description: String) {
