@@ -144,7 +144,7 @@ while read -r library; do
   owners["${owner%%:*}"]+="$(basename "$library") "
 done < <(awk '$2 == "=>" && $3 ~ /^\// && $3 !~ /^\/opt\/braid\// { print $3 } $1 ~ /^\/lib/ && $2 ~ /^\(/ { print $1 }' <<<"$ldd_out" | sort -u)
 for owner in "${!owners[@]}"; do
-  printf '%s\n' "${packages[@]}" | grep -qx "$owner" ||
+  grep -qx "$owner" < <(printf '%s\n' "${packages[@]}") ||
     fail "package $owner (${owners[$owner]% }) is missing from $(basename "$packages_file")"
 done
 for package in "${packages[@]}"; do

@@ -26,7 +26,9 @@ cluster_primaries() {
 # The port of the primary serving SLOT, as the first answering primary sees it.
 slot_owner() { # SLOT
   local seed
-  seed="$(cluster_primaries | head -1)"
+  # Not `| head -1`: under pipefail the next port's echo would die of SIGPIPE.
+  seed="$(cluster_primaries)"
+  seed="${seed%%$'\n'*}"
   redis-cli -p "$seed" cluster nodes | awk -v slot="$1" '
     $3 ~ /master/ && $3 !~ /fail/ {
       for (i = 9; i <= NF; i++) {
