@@ -44,7 +44,9 @@ needed="$(readelf -d "$stage/braid" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')"
 hiredis="$(grep '^libhiredis\.so' <<<"$needed")" || braid_die "braid does not link libhiredis"
 grep -qx 'librdkafka.so.1' <<<"$needed" || braid_die "braid does not link librdkafka.so.1"
 install -m 0644 "$(readlink -f "$BRAID_ROOT/.lib/librdkafka.so.1")" "$stage/librdkafka.so.1"
-hiredis_path="$(ldconfig -p | awk -v lib="$hiredis" '$1 == lib { print $NF; exit }')"
+# Read whole first: awk quitting at the match would leave ldconfig to die of SIGPIPE (pipefail).
+libraries="$(ldconfig -p)"
+hiredis_path="$(awk -v lib="$hiredis" '$1 == lib { print $NF; exit }' <<<"$libraries")"
 [ -n "$hiredis_path" ] || braid_die "$hiredis is not installed (Debian package libhiredis0.14; run Deploy/local/bootstrap.sh)"
 install -m 0644 "$(readlink -f "$hiredis_path")" "$stage/$hiredis"
 
