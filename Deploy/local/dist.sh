@@ -72,8 +72,9 @@ sed -e "s/@VERSION@/$version/g" -e "s/@ARCH@/$(uname -m)/g" Deploy/dist/README.m
 report="$(env -u LD_LIBRARY_PATH "$stage/braid" version)" || braid_die "$stage/braid version failed: $report"
 grep -qx "braid $version" <<<"$report" ||
   braid_die "VERSION says $version but braid reports '$(head -n1 <<<"$report")' (Sources/braid/VersionCommand.swift)"
-# The path is the one the loader mapped (`braid version` asks dladdr), compared as a file, not as
-# text: a symlinked or bind-mounted checkout names the same file differently.
+# The path is the file the process mapped (`braid version` reads /proc/self/maps), compared as a
+# file, not as text: a symlinked checkout names the same file differently. Not `ldd | grep -q`:
+# ld.so writes a line at a time, and under pipefail the early exit of grep failed the build.
 loaded="$(sed -n 's/^librdkafka [^ ]* from \(.*\)$/\1/p' <<<"$report")"
 [ -n "$loaded" ] && [ "$loaded" -ef "$stage/librdkafka.so.1" ] ||
   braid_die "braid does not load the librdkafka next to it ($stage/librdkafka.so.1): braid version said

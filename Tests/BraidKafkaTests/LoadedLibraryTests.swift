@@ -16,8 +16,8 @@ struct LoadedLibraryTests {
     @Test func findsTheFileWhoseMappingHoldsTheAddress() {
         #expect(ProcessMaps.file(containing: 0x7f1a_2c41_2345, in: Self.maps) == "/srv/my builds/librdkafka.so.1")
         #expect(ProcessMaps.file(containing: 0x55d0_c0a0_0000, in: Self.maps) == "/usr/bin/braid")
-        // The end of a range belongs to the next mapping.
         #expect(ProcessMaps.file(containing: 0x7f1a_2c6f_2000, in: Self.maps) == "/srv/my builds/librdkafka.so.1")
+        // A range's end is outside it; nothing follows this one.
         #expect(ProcessMaps.file(containing: 0x55d0_c0a3_c000, in: Self.maps) == nil)
     }
 

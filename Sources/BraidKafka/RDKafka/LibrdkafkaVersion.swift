@@ -1,5 +1,4 @@
 import CRdKafka
-
 import Foundation
 
 /// The librdkafka that is loaded at run time (not the headers it was compiled against).
@@ -20,8 +19,8 @@ public struct LibrdkafkaVersion: Sendable, Comparable, CustomStringConvertible {
         LibrdkafkaVersion(hex: rd_kafka_version(), description: String(cString: rd_kafka_version_str()))
     }
 
-    /// The file this process mapped librdkafka's code from (`nil` where `/proc/self/maps` is not
-    /// readable).
+    /// The file this process mapped librdkafka's code from (`nil` when `/proc/self/maps` cannot be
+    /// read or names no file there).
     ///
     /// A release binary must run the copy next to it; `make dist` checks this rather than `ldd`'s
     /// prediction. The kernel names the file with symlinks resolved.
