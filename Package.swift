@@ -245,6 +245,7 @@ let package = Package(
             name: "BraidSourcesTests",
             dependencies: [
                 "BraidSources", "BraidCore", "BraidTestSupport",
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -164,10 +164,11 @@ struct JSONParsingTests {
         }
         let snapshot = RankingSnapshot(
             ranking: "featured", query: "curry", version: 1_763_900_000_123, createdAt: Date(timeIntervalSince1970: 1_763_900_000),
-            requestID: "req-1", documents: documents)
+            requestID: "req-1", documents: documents, matchGeneration: "fts5-1:5e1f")
         let data = try snapshot.encoded()
         let decoded = try RankingSnapshot.decode(data)
         #expect(decoded == snapshot)
+        #expect(decoded.matchGeneration == "fts5-1:5e1f")
         #expect(decoded == (try StoredValueCoding.decoder().decode(RankingSnapshot.self, from: data)))
 
         guard case .object(var members) = try JSONValue.parse(data), case .array(var stored) = members["documents"], case .object(var first) = stored[0] else {
@@ -204,5 +205,15 @@ struct JSONParsingTests {
         } throws: { error in
             (error as? StoredValueShapeError)?.description == "snapshot.created_at is missing"
         }
+        // The match generation is optional (older workers do not write it), but typed when present.
+        members["created_at"] = .string("2025-11-23T12:00:00Z")
+        members["match_generation"] = .number(7)
+        #expect {
+            _ = try RankingSnapshot.decode(try JSONEncoder().encode(JSONValue.object(members)))
+        } throws: { error in
+            (error as? StoredValueShapeError)?.description == "snapshot.match_generation is not a string"
+        }
+        members.removeValue(forKey: "match_generation")
+        #expect(try RankingSnapshot.decode(try JSONEncoder().encode(JSONValue.object(members))).matchGeneration == nil)
     }
 }

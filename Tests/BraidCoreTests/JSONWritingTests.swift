@@ -66,12 +66,16 @@ struct JSONWritingTests {
             }
             documents.append(RankingSnapshot.Document(id: "r\(index)", score: score, fields: fields))
         }
-        let snapshot = RankingSnapshot(
+        var snapshot = RankingSnapshot(
             ranking: "featured", query: "curry \"rice\"", version: 1_763_900_000_123,
             createdAt: Date(timeIntervalSince1970: 1_763_900_000.75), requestID: "req-1", documents: documents)
-        let written = String(decoding: try snapshot.encoded(), as: UTF8.self)
-        #expect(written == (try Self.encoderText(snapshot)))
-        #expect(try RankingSnapshot.decode(Data(written.utf8)) == RankingSnapshot.decode(try StoredValueCoding.encoder().encode(snapshot)))
+        for generation in [nil, "fts5-1:0f3a\"9"] {
+            snapshot.matchGeneration = generation
+            let written = String(decoding: try snapshot.encoded(), as: UTF8.self)
+            #expect(written == (try Self.encoderText(snapshot)))
+            #expect(written.contains("match_generation") == (generation != nil))
+            #expect(try RankingSnapshot.decode(Data(written.utf8)) == RankingSnapshot.decode(try StoredValueCoding.encoder().encode(snapshot)))
+        }
 
         var bad = snapshot
         bad.documents[7].score = .nan

@@ -105,7 +105,7 @@ struct ColdPageTests {
         let recorder: Recorder
 
         func search(_ request: SearchRequest) async throws -> SearchResult {
-            let kind = request.excluding.isEmpty && !request.needsTotal ? "live prefix" : request.size == 0 ? "live count" : "live range"
+            let kind = request.excluding.isEmpty && request.size > 0 ? "live prefix" : request.size == 0 ? "live count" : "live range"
             return try await recorder.record("\(kind) \(request.from)+\(request.size)", delay: delay) { try await base.search(request) }
         }
     }
@@ -173,6 +173,46 @@ struct ColdPageTests {
             page.impressionID = nil
             expected.impressionID = nil
             #expect(page == expected)
+        }
+    }
+
+    @Test("A cold page takes A's total from its prefix while the corpus is the one its snapshot was ranked in, and counts once it changed")
+    func aSnapshotOfTheCurrentGenerationSavesTheCount() async throws {
+        try await Self.withCorpus(documents: 400) { gateway, store, sqlite, materializer in
+            _ = try await materializer.materialize(.init(ranking: "featured", query: "curry"), id: UUID().uuidString, ttlSeconds: nil, requestedAt: Date())
+            let version = try #require(try await store.currentVersion(ranking: "featured", query: "curry"))
+            let snapshot = try #require(try await store.storedSnapshot(ranking: "featured", query: "curry", version: version)).snapshot
+            #expect(snapshot.matchGeneration != nil)
+
+            let recorder = Recorder()
+            let cold = Self.service(
+                gateway, store: DelayingStore(base: store, delay: .zero, recorder: Recorder()),
+                source: DelayingSource(base: sqlite, delay: .zero, recorder: recorder), cold: true)
+            let parameters = SearchParameters(query: "curry", perPage: 10, session: "g1")
+            func coldEqualsSequential(_ label: Comment) async throws -> SearchPage {
+                let now = Date()
+                var page = try await cold.page(parameters, now: now)
+                let sequential = Self.service(gateway, store: store, source: sqlite, cold: false)
+                _ = try await sequential.snapshots.current(ranking: "featured", query: "curry")
+                var expected = try await sequential.page(parameters, now: now)
+                try #require(page.interleaving.snapshot == version, label)
+                page.impressionID = nil
+                expected.impressionID = nil
+                #expect(page == expected, label)
+                return page
+            }
+            let first = try await coldEqualsSequential("in the snapshot's generation")
+            #expect(first.total != nil)
+            #expect(recorder.all.contains { $0.what.hasPrefix("live prefix") }, "\(recorder.all)")
+            #expect(!recorder.all.contains { $0.what.hasPrefix("live count") }, "\(recorder.all)")
+
+            // The first placed document stops matching. A without B is as long as before, but A's
+            // plain total less the placed documents would now be one short.
+            try await CorpusWriter.add([CorpusRecipe(id: snapshot.documents[0].id, title: "Plain bread")], path: sqlite.path)
+            recorder.reset()
+            let second = try await coldEqualsSequential("after the corpus changed")
+            #expect(second.total == first.total)
+            #expect(recorder.all.contains { $0.what.hasPrefix("live count") }, "\(recorder.all)")
         }
     }
 

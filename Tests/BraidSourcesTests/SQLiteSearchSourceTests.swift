@@ -1,6 +1,7 @@
 import BraidCore
 import BraidSources
 import Foundation
+import SQLiteNIO
 import Testing
 
 @Suite("SQLite FTS5 search source")
@@ -157,7 +158,7 @@ struct SQLiteSearchSourceTests {
         try await CorpusFixture.withSource { source in
             for query in ["", "   ", "\"*-()", "zzzznotaword"] {
                 let result = try await source.search(SearchRequest(query: query, size: 10))
-                #expect(result == .empty)
+                #expect(result.hits.isEmpty && result.total == 0, "\(query)")
             }
         }
     }
@@ -193,6 +194,57 @@ struct SQLiteSearchSourceTests {
         #expect(error?.isRetriable == true)
         #expect(!FileManager.default.fileExists(atPath: path))
         try await source.shutdown()
+    }
+
+    @Test func resultsCarryTheCorpusGenerationUntilAWriteReplacesIt() async throws {
+        try await CorpusFixture.withCorpus(documents: 300) { path in
+            let source = SQLiteSearchSource(path: path)
+            do {
+                let page = try await source.search(SearchRequest(query: "curry", size: 10))
+                let generation = try #require(page.matchGeneration)
+                #expect(generation.hasPrefix("fts5-1:") && generation.count > "fts5-1:".count)
+                // Every kind of request under every profile reads the same one.
+                for profile in RankingProfile.allCases {
+                    let rows = try await source.search(SearchRequest(query: "rice", size: 5, profile: profile, needsTotal: false))
+                    #expect(!rows.hits.isEmpty && rows.matchGeneration == generation, "\(profile)")
+                }
+                let count = try await source.search(SearchRequest(query: "curry", excluding: page.hits.map(\.id), size: 0))
+                #expect(count.matchGeneration == generation)
+                // An empty page without a total read nothing to vouch for.
+                #expect(try await source.search(SearchRequest(query: "zzqx", size: 5, needsTotal: false)).matchGeneration == nil)
+
+                // A write replaces it, also for connections opened before.
+                try await CorpusWriter.add([CorpusRecipe(id: page.hits[0].id, title: "Plain bread")], path: path)
+                let after = try await source.search(SearchRequest(query: "curry", size: 10))
+                #expect(after.total == page.total - 1)
+                #expect(after.matchGeneration != nil && after.matchGeneration != generation)
+                try await source.shutdown()
+
+                // The same corpus written again from scratch has a generation of its own.
+                try await CorpusFixture.withSource(documents: 300) { again in
+                    let other = try await again.search(SearchRequest(query: "curry", size: 10))
+                    #expect(other.hits.map(\.id) == page.hits.map(\.id))
+                    #expect(other.matchGeneration != nil && other.matchGeneration != generation)
+                }
+            } catch {
+                try? await source.shutdown()
+                throw error
+            }
+        }
+    }
+
+    @Test func aCorpusWithoutAGenerationVouchesForNothing() async throws {
+        try await CorpusFixture.withCorpus(documents: 200) { path in
+            // A corpus written before generations existed, or by another program.
+            let writer = try await SQLiteConnection.open(storage: .file(path: path))
+            _ = try await writer.query("DROP TABLE corpus_generation", [])
+            try await writer.close()
+            let source = SQLiteSearchSource(path: path)
+            let result = try await source.search(SearchRequest(query: "curry", size: 10))
+            try await source.shutdown()
+            #expect(result.total > 10 && result.hits.count == 10)
+            #expect(result.matchGeneration == nil)
+        }
     }
 
     @Test func hitsBecomeSnapshotDocuments() async throws {

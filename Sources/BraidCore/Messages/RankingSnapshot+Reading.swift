@@ -53,7 +53,8 @@ extension RankingSnapshot {
         guard let documents else { throw StoredValueShapeError("snapshot.documents is missing") }
         var snapshot = RankingSnapshot(
             ranking: try fields.string("ranking"), query: try fields.string("query"), version: try fields.integer("version"),
-            createdAt: try fields.date("created_at"), requestID: try fields.string("request_id"), documents: documents)
+            createdAt: try fields.date("created_at"), requestID: try fields.string("request_id"), documents: documents,
+            matchGeneration: try fields.optionalString("match_generation"))
         snapshot.schema = try fields.string("schema")
         return snapshot
     }

@@ -69,8 +69,15 @@ public struct RankingSnapshot: Sendable, Hashable, Codable {
     public var createdAt: Date
     public var requestID: String
     public var documents: [Document]
+    /// The live source's match generation (``SearchResult/matchGeneration``) the documents were
+    /// ranked in: each of them matched ``query`` then. While the source still reports it, a
+    /// cold page knows that every placed document is among A's matches without asking.
+    public var matchGeneration: String?
 
-    public init(ranking: String, query: String, version: Int64, createdAt: Date, requestID: String, documents: [Document]) {
+    public init(
+        ranking: String, query: String, version: Int64, createdAt: Date, requestID: String, documents: [Document],
+        matchGeneration: String? = nil
+    ) {
         self.schema = Self.schemaName
         self.ranking = ranking
         self.query = query
@@ -78,12 +85,14 @@ public struct RankingSnapshot: Sendable, Hashable, Codable {
         self.createdAt = createdAt
         self.requestID = requestID
         self.documents = documents
+        self.matchGeneration = matchGeneration
     }
 
     enum CodingKeys: String, CodingKey {
         case schema, ranking, query, version, documents
         case createdAt = "created_at"
         case requestID = "request_id"
+        case matchGeneration = "match_generation"
     }
 
     /// The version a request produces: its `requested_at` in milliseconds, so a retried or
@@ -112,7 +121,12 @@ extension RankingSnapshot {
             try writer.write(document.score)
             writer.raw("}")
         }
-        writer.raw(#"],"query":"#)
+        writer.raw("]")
+        if let matchGeneration {
+            writer.raw(#","match_generation":"#)
+            writer.write(matchGeneration)
+        }
+        writer.raw(#","query":"#)
         writer.write(query)
         writer.raw(#","ranking":"#)
         writer.write(ranking)
@@ -146,6 +160,13 @@ struct StoredObject {
     func string(_ key: String) throws(StoredValueShapeError) -> String {
         guard case .string(let text) = try member(key) else { throw StoredValueShapeError("\(path).\(key) is not a string") }
         return text
+    }
+
+    /// Nil when the member is missing (written by a version without it), an error when it is
+    /// there but not a string.
+    func optionalString(_ key: String) throws(StoredValueShapeError) -> String? {
+        guard members[key] != nil else { return nil }
+        return try string(key)
     }
 
     func number(_ key: String) throws(StoredValueShapeError) -> Double {

@@ -184,54 +184,83 @@ public struct SearchService: Sendable {
     }
 
     /// A cold page: the live query starts at once for A's first `window` documents, nothing
-    /// excluded, while the snapshot is read; once B is known, A's total without B's placed
-    /// documents is counted and the page's A range is taken from the prefix with those
-    /// documents removed, which is exactly what the sequential query would have returned. When
-    /// more of B's documents fall inside the prefix than it spared room for (or the snapshot is
-    /// larger than the ranking's configured size), the prefix is short: the rest is then
-    /// fetched from where it ends.
+    /// excluded, while the snapshot is read; once B is known, the page's A range is taken from
+    /// the prefix with B's placed documents removed, which is exactly what the sequential query
+    /// would have returned. When more of B's documents fall inside the prefix than it spared
+    /// room for (or the snapshot is larger than the ranking's configured size), the prefix is
+    /// short: the rest is then fetched from where it ends.
+    ///
+    /// A's total without the placed documents: when the snapshot was ranked in the match
+    /// generation the source still reports (``RankingSnapshot/matchGeneration``), each placed
+    /// document is one of A's matches, so it is the prefix's own total less their number.
+    /// Otherwise A is counted without them once B is known, as the sequential path does; that
+    /// count, which tests every match against B's ids, was most of what a cold page cost more
+    /// than a live-only one.
     func parallelLive(
         query: String, normalized: String, arm: InterleavingArm, position: Position, window: Int, now: Date
     ) async throws(GatewayError) -> (SecondaryRanking, LiveRange) {
-        async let prefixResult = liveResult(query: query, excluding: [], range: 0..<window, needsTotal: false)
+        async let prefixResult = liveResult(query: query, excluding: [], range: 0..<window)
         let secondary = try await secondaryRanking(arm: arm, query: normalized, pinned: position.pinned, now: now)
         let configuration = arm.configuration
         let documents = secondary.snapshot?.documents ?? []
         let placed = documents.prefix(configuration.placedCount(bCount: documents.count)).map(\.id)
         let open = openPlan(configuration, bCount: documents.count, position: position)
-        // The count runs in this task while the prefix runs in its child (a child of its own
-        // only added hand-overs between threads), and the refresh gets a child only when due.
+        let vouched = secondary.snapshot.flatMap { $0.query == normalized ? $0.matchGeneration : nil }
+        // A count, when one is needed, runs in this task while the prefix runs in its child (a
+        // child of its own only added hand-overs between threads); the refresh gets a child
+        // only when due.
         if secondary.stale {
             async let refresh: Void = misses.request(ranking: arm.ranking, query: normalized, reason: "refresh")
-            let count = await liveResult(query: query, excluding: placed, range: 0..<0)
-            let live = try await reconcile(prefix: await prefixResult, count: count, window: window, placed: placed, aRange: open.aRange, query: query)
+            let count = await countUnlessVouched(query: query, placed: placed, vouched: vouched)
+            let live = try await reconcile(
+                prefix: await prefixResult, count: count, vouched: vouched, window: window, placed: placed, aRange: open.aRange, query: query)
             await refresh
             return (secondary, live)
         }
-        let count = await liveResult(query: query, excluding: placed, range: 0..<0)
-        let live = try await reconcile(prefix: await prefixResult, count: count, window: window, placed: placed, aRange: open.aRange, query: query)
+        let count = await countUnlessVouched(query: query, placed: placed, vouched: vouched)
+        let live = try await reconcile(
+            prefix: await prefixResult, count: count, vouched: vouched, window: window, placed: placed, aRange: open.aRange, query: query)
         return (secondary, live)
     }
 
-    /// A's range of a cold page from the prefix (nothing excluded) and A's count without B's
+    /// A's total without `placed`, counted now unless the prefix's total will do: nothing is
+    /// placed, or the snapshot's match generation may vouch for it (checked in ``reconcile``).
+    func countUnlessVouched(query: String, placed: [String], vouched: String?) async -> Result<SearchResult, GatewayError>? {
+        guard !placed.isEmpty, vouched == nil else { return nil }
+        return await liveResult(query: query, excluding: placed, range: 0..<0)
+    }
+
+    /// A's range of a cold page from the prefix (nothing excluded) and A's total without B's
     /// placed documents; the rest of the range is fetched when the prefix falls short.
     func reconcile(
-        prefix: Result<SearchResult, GatewayError>, count: Result<SearchResult, GatewayError>, window: Int, placed: [String],
-        aRange: Range<Int>, query: String
+        prefix: Result<SearchResult, GatewayError>, count: Result<SearchResult, GatewayError>?, vouched: String?, window: Int,
+        placed: [String], aRange: Range<Int>, query: String
     ) async throws(GatewayError) -> LiveRange {
-        switch PrefixReconciliation.slice(prefix: try prefix.get().hits, requested: window, excluding: Set(placed), range: aRange) {
+        let prefix = try prefix.get()
+        switch PrefixReconciliation.slice(prefix: prefix.hits, requested: window, excluding: Set(placed), range: aRange) {
         case .complete(let hits):
-            return LiveRange(aRange: aRange, hits: hits, total: try count.get().total)
+            let total: Int
+            if let count {
+                total = try count.get().total
+            } else if placed.isEmpty {
+                total = prefix.total
+            } else if let vouched, prefix.matchGeneration == vouched {
+                total = max(0, prefix.total - Set(placed).count)
+            } else {
+                // The source's data changed since the snapshot was ranked: count as the sequential path does.
+                total = try await liveRange(query: query, excluding: placed, range: 0..<0).total
+            }
+            return LiveRange(aRange: aRange, hits: hits, total: total)
         case .short(let have, let next):
             let rest = try await liveRange(query: query, excluding: placed, range: next..<aRange.upperBound)
             return LiveRange(aRange: aRange, hits: have + rest.hits, total: rest.total)
         }
     }
 
-    /// ``liveRange(query:excluding:range:needsTotal:)`` as a value, for a child task.
-    func liveResult(query: String, excluding: [String], range: Range<Int>, needsTotal: Bool = true) async -> Result<SearchResult, GatewayError> {
+    /// ``liveRange(query:excluding:range:)`` as a value, for a child task.
+    func liveResult(query: String, excluding: [String], range: Range<Int>) async -> Result<SearchResult, GatewayError> {
         do {
-            return .success(try await liveRange(query: query, excluding: excluding, range: range, needsTotal: needsTotal))
+            return .success(try await liveRange(query: query, excluding: excluding, range: range))
         } catch {
             return .failure(error)
         }
@@ -300,9 +329,9 @@ public struct SearchService: Sendable {
         }
     }
 
-    func liveRange(query: String, excluding: [String], range: Range<Int>, needsTotal: Bool = true) async throws(GatewayError) -> SearchResult {
+    func liveRange(query: String, excluding: [String], range: Range<Int>) async throws(GatewayError) -> SearchResult {
         let request = SearchRequest(
-            query: query, excluding: excluding, from: range.lowerBound, size: range.count, profile: .relevance, needsTotal: needsTotal)
+            query: query, excluding: excluding, from: range.lowerBound, size: range.count, profile: .relevance)
         do {
             return try await withSpan("live.query", ofKind: .client) { span in
                 span.attributes["braid.live.from"] = range.lowerBound

@@ -48,7 +48,7 @@ public struct RankingMaterializer: Sendable {
             SearchRequest(query: query, from: 0, size: target.size ?? ranking.size, profile: ranking.profile))
         let snapshot = RankingSnapshot(
             ranking: target.ranking, query: query, version: version, createdAt: Date(), requestID: id,
-            documents: result.documents)
+            documents: result.documents, matchGeneration: result.matchGeneration)
         let outcome = try await store.publish(
             snapshot, ttlSeconds: ttlSeconds ?? ranking.ttlSeconds, graceSeconds: ranking.graceSeconds)
         return outcome == .written ? .written(documents: snapshot.documents.count) : .stale

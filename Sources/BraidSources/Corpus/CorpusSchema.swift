@@ -4,7 +4,8 @@
 /// copy of the text): `recipes_fts` with the `unicode61` tokenizer for space-separated
 /// languages and `recipes_trigram` with the `trigram` tokenizer for substring matching of
 /// Japanese and other CJK text (see ``FTSMatchExpression``). Users, follows, recently
-/// viewed recipes and cooksnaps feed the component providers.
+/// viewed recipes and cooksnaps feed the component providers. `corpus_generation` holds one
+/// random token that every write replaces (see ``newGeneration``).
 public enum CorpusSchema {
     /// Created before loading; every statement is idempotent so imports can extend a corpus.
     static let tables: [String] = [
@@ -22,6 +23,7 @@ public enum CorpusSchema {
             popularity_log REAL NOT NULL DEFAULT 0
         )
         """,
+        "CREATE TABLE IF NOT EXISTS corpus_generation (generation TEXT NOT NULL)",
         "CREATE TABLE IF NOT EXISTS recipe_ingredients (recipe_id TEXT NOT NULL, ingredient TEXT NOT NULL)",
         "CREATE TABLE IF NOT EXISTS users (id TEXT PRIMARY KEY, name TEXT NOT NULL)",
         "CREATE TABLE IF NOT EXISTS follows (user_id TEXT NOT NULL, author_id TEXT NOT NULL, PRIMARY KEY (user_id, author_id))",
@@ -55,6 +57,16 @@ public enum CorpusSchema {
         "CREATE INDEX IF NOT EXISTS recipe_ingredients_ingredient ON recipe_ingredients (ingredient)",
         "CREATE INDEX IF NOT EXISTS recipe_ingredients_recipe ON recipe_ingredients (recipe_id)",
         "CREATE INDEX IF NOT EXISTS cooksnaps_user ON cooksnaps (user_id, created_at DESC)",
+    ]
+
+    /// Replaces the corpus's generation, in the transaction of every write to `recipes`: the
+    /// SQLite source reports it with each result, and a snapshot ranked in it lets a gateway
+    /// skip counting A without B (``SearchResult/matchGeneration``). Random, not a counter: a
+    /// corpus written again from scratch must not repeat an earlier corpus's generation.
+    /// Another program that changes `recipes` must run these too.
+    static let newGeneration: [String] = [
+        "DELETE FROM corpus_generation",
+        "INSERT INTO corpus_generation (generation) VALUES (lower(hex(randomblob(16))))",
     ]
 
     /// Re-reads the external content into both full-text indexes.

@@ -14,7 +14,7 @@ import Synchronization
 final class SQLiteConnectionPool: Sendable {
     private enum State {
         case idle
-        case open([SQLiteConnection], next: Int)
+        case open([SQLiteConnection], next: Int, tables: Set<String>)
         case closed
     }
 
@@ -31,7 +31,7 @@ final class SQLiteConnectionPool: Sendable {
 
     deinit {
         // Closing completes on the thread pool; each pending close keeps its connection alive.
-        if case .open(let connections, _) = state.withLock({ $0 }) {
+        if case .open(let connections, _, _) = state.withLock({ $0 }) {
             for connection in connections { _ = connection.close() as EventLoopFuture<Void> }
         }
     }
@@ -40,10 +40,20 @@ final class SQLiteConnectionPool: Sendable {
         try await body(try await connection())
     }
 
+    /// The file's tables when the connections were opened: each keeps the file it opened (a
+    /// corpus written again in its place is a new file), so this holds as long as they do.
+    func tables() async throws -> Set<String> {
+        _ = try await connection()
+        return state.withLock { state in
+            if case .open(_, _, let tables) = state { return tables }
+            return []
+        }
+    }
+
     func shutdown() async throws {
         let connections: [SQLiteConnection] = state.withLock { state in
             defer { state = .closed }
-            if case .open(let connections, _) = state { return connections }
+            if case .open(let connections, _, _) = state { return connections }
             return []
         }
         for connection in connections { try await Self.close(connection) }
@@ -55,8 +65,8 @@ final class SQLiteConnectionPool: Sendable {
             switch state {
             case .idle: return .open
             case .closed: return .closed
-            case .open(let connections, let next):
-                state = .open(connections, next: (next + 1) % connections.count)
+            case .open(let connections, let next, let tables):
+                state = .open(connections, next: (next + 1) % connections.count, tables: tables)
                 return .use(connections[next])
             }
         }
@@ -65,16 +75,16 @@ final class SQLiteConnectionPool: Sendable {
         case .closed: throw SearchSourceError(.unavailable, "the SQLite source at \(path) has been shut down")
         case .open: break
         }
-        let opened = try await openAll()
+        let (opened, tables) = try await openAll()
         // Two tasks may have opened at once: the first to install wins, the other closes its own.
         enum Install { case installed(SQLiteConnection), lost(SQLiteConnection), closed }
         let outcome: Install = state.withLock { state in
             switch state {
             case .idle:
-                state = .open(opened, next: 1 % opened.count)
+                state = .open(opened, next: 1 % opened.count, tables: tables)
                 return .installed(opened[0])
-            case .open(let connections, let next):
-                state = .open(connections, next: (next + 1) % connections.count)
+            case .open(let connections, let next, let known):
+                state = .open(connections, next: (next + 1) % connections.count, tables: known)
                 return .lost(connections[next])
             case .closed:
                 return .closed
@@ -107,7 +117,7 @@ final class SQLiteConnectionPool: Sendable {
     /// instead of failing its queries.
     static let cacheKiB = -32_768
 
-    private func openAll() async throws -> [SQLiteConnection] {
+    private func openAll() async throws -> ([SQLiteConnection], tables: Set<String>) {
         // Opening read-write would create an empty file where the corpus should be.
         guard FileManager.default.fileExists(atPath: path) else {
             throw SearchSourceError(.unavailable, "no corpus database at \(path): run `braid seed` first")
@@ -119,7 +129,8 @@ final class SQLiteConnectionPool: Sendable {
                 connections.append(connection)
                 _ = try await connection.query("PRAGMA cache_size = \(Self.cacheKiB)", [])
             }
-            return connections
+            let tables = try await connections[0].query("SELECT name FROM sqlite_master WHERE type = 'table'", [])
+            return (connections, Set(tables.compactMap { $0.column("name")?.string }))
         } catch {
             for connection in connections { try? await Self.close(connection) }
             throw SearchSourceError(.unavailable, "cannot open corpus database at \(path): \(error)")

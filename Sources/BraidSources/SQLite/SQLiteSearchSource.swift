@@ -39,6 +39,11 @@ public struct SQLiteSearchSource: SearchSource {
     public let options: Options
     private let pool: SQLiteConnectionPool
 
+    /// Prefixed to the corpus's generation in ``SearchResult/matchGeneration``: the version of
+    /// how a query becomes a match set (``FTSMatchExpression``). A build that changes that must
+    /// change this, so that snapshots ranked under the old rules are not taken for the new.
+    static let matchRules = "fts5-1"
+
     /// Opens nothing yet: connections are opened on the first query, so a process can start
     /// before the corpus exists (queries are ``SearchSourceError/Code/unavailable`` until then).
     public init(path: String, options: Options = Options(), logger: Logger = Logger(label: "braid.search.sqlite")) {
@@ -47,13 +52,17 @@ public struct SQLiteSearchSource: SearchSource {
         self.pool = SQLiteConnectionPool(path: path, size: options.connections, logger: logger)
     }
 
+    /// The result carries the corpus's generation (``CorpusSchema/newGeneration``) when every
+    /// statement it ran read the same one; every profile matches the same rows, so that is
+    /// the promise ``SearchResult/matchGeneration`` asks for.
     public func search(_ request: SearchRequest) async throws -> SearchResult {
         try request.validate()
         guard let match = FTSMatchExpression.build(request.query) else { return .empty }
-        let statements = SQLiteSearchStatements(match: match, weights: options.weights, popularityWeight: options.popularityWeight)
-        let page = statements.page(request)
-        let count = statements.count(excluding: request.excluding)
         do {
+            var statements = SQLiteSearchStatements(match: match, weights: options.weights, popularityWeight: options.popularityWeight)
+            statements.readsGeneration = try await pool.tables().contains("corpus_generation")
+            let page = statements.page(request)
+            let count = statements.count(excluding: request.excluding)
             // Only what the request needs: a count-only request reads no rows, a page whose
             // caller ignores the total counts nothing. One statement runs in this task; only
             // both at once take child tasks (each a hop between threads on the way back).
@@ -61,11 +70,11 @@ public struct SQLiteSearchSource: SearchSource {
             case (true, true):
                 async let rows = pool.withConnection { try await $0.query(page.sql, page.binds) }
                 async let totals = pool.withConnection { try await $0.query(count.sql, count.binds) }
-                return SearchResult(hits: Self.hits(try await rows), total: Self.total(try await totals))
+                return Self.result(rows: try await rows, totals: try await totals)
             case (true, false):
-                return SearchResult(hits: Self.hits(try await pool.withConnection { try await $0.query(page.sql, page.binds) }), total: 0)
+                return Self.result(rows: try await pool.withConnection { try await $0.query(page.sql, page.binds) }, totals: nil)
             case (false, true):
-                return SearchResult(hits: [], total: Self.total(try await pool.withConnection { try await $0.query(count.sql, count.binds) }))
+                return Self.result(rows: nil, totals: try await pool.withConnection { try await $0.query(count.sql, count.binds) })
             case (false, false):
                 return .empty
             }
@@ -77,14 +86,21 @@ public struct SQLiteSearchSource: SearchSource {
         }
     }
 
-    private static func hits(_ rows: [SQLiteRow]) -> [SearchHit] {
-        rows.map { row in
-            SearchHit(id: row.column("id")?.string ?? "", score: row.column("score")?.double ?? 0, fields: RecipeRow.fields(row))
+    /// Rows of the page statement and the count statement's one row, either absent when not run.
+    private static func result(rows: [SQLiteRow]?, totals: [SQLiteRow]?) -> SearchResult {
+        let hits = rows.map { rows in
+            rows.map { row in
+                SearchHit(id: row.column("id")?.string ?? "", score: row.column("score")?.double ?? 0, fields: RecipeRow.fields(row))
+            }
+        } ?? []
+        // A statement that returned no rows read no generation; an empty page has no hits to vouch for.
+        let generations = [rows?.first, totals?.first].compactMap { $0 }.map { $0.column("generation")?.string }
+        let generation: String? = if let first = generations.first, let first, generations.allSatisfy({ $0 == first }) {
+            "\(matchRules):\(first)"
+        } else {
+            nil
         }
-    }
-
-    private static func total(_ rows: [SQLiteRow]) -> Int {
-        rows.first?.column("total")?.integer ?? 0
+        return SearchResult(hits: hits, total: totals?.first?.column("total")?.integer ?? 0, matchGeneration: generation)
     }
 
     public func shutdown() async throws {

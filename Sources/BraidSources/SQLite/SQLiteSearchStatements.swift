@@ -8,6 +8,9 @@ struct SQLiteSearchStatements {
     var match: FTSMatchExpression
     var weights: SQLiteSearchSource.Weights
     var popularityWeight: Double
+    /// The corpus has a `corpus_generation` table: each statement also reads the generation,
+    /// in the same read as its rows, as the column `generation`.
+    var readsGeneration = false
 
     struct Statement {
         var sql: String
@@ -34,7 +37,7 @@ struct SQLiteSearchStatements {
             WHERE \(table) MATCH ?
             ORDER BY score DESC, seq ASC
             """
-        let columns = "r.id, r.title, r.ingredients, r.category, r.author_id, r.author, r.published_at, r.popularity, s.score"
+        let columns = "r.id, r.title, r.ingredients, r.category, r.author_id, r.author, r.published_at, r.popularity, s.score" + generationColumn
         let excluded = Self.unique(request.excluding)
         guard !excluded.isEmpty else {
             return Statement(
@@ -68,8 +71,13 @@ struct SQLiteSearchStatements {
         let table = match.table.rawValue
         let exclusion = Self.exclusion(excluding, table: table)
         return Statement(
-            sql: "SELECT COUNT(*) AS total FROM \(table) WHERE \(table) MATCH ?\(exclusion.sql)",
+            sql: "SELECT COUNT(*) AS total\(generationColumn) FROM \(table) WHERE \(table) MATCH ?\(exclusion.sql)",
             binds: [.text(match.expression)] + exclusion.binds)
+    }
+
+    /// Uncorrelated, so SQLite reads it once per statement.
+    private var generationColumn: String {
+        readsGeneration ? ", (SELECT generation FROM corpus_generation) AS generation" : ""
     }
 
     /// bm25 is lower-is-better; negated so every profile sorts descending.

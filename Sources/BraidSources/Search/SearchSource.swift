@@ -68,10 +68,16 @@ public struct SearchHit: Sendable, Hashable, Codable {
 public struct SearchResult: Sendable, Hashable {
     public var hits: [SearchHit]
     public var total: Int
+    /// Names the state of the source's data the whole result was read from, for a source
+    /// that can promise: equal generations, equal matches for every query under every profile
+    /// (only the order differs). Nil when the source makes no such promise, or when the hits and
+    /// the total were read from different generations.
+    public var matchGeneration: String?
 
-    public init(hits: [SearchHit], total: Int) {
+    public init(hits: [SearchHit], total: Int, matchGeneration: String? = nil) {
         self.hits = hits
         self.total = total
+        self.matchGeneration = matchGeneration
     }
 
     public static let empty = SearchResult(hits: [], total: 0)
