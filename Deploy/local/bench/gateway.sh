@@ -9,7 +9,7 @@
 #   - search page 1 on the cold gateway ÷ the live-only gateway, median latency with one
 #     connection (the critical path of one page: snapshot read and live query in series or
 #     in parallel), COLD_CONNECTIONS (1), each query on its own for COLD_SECONDS (2) in
-#     COLD_ROUNDS (5) rounds; the ratio is of the sums over queries of the median p50s;
+#     COLD_ROUNDS (9) rounds; the ratio is of the sums over queries of the median p50s;
 #   - the interleaved gateway's peak RSS (VmHWM) after all of that load.
 # Each pair is measured in ROUNDS rounds in alternating order (A B, B A, ...) so drift on the
 # shared machine hits both sides alike; the ratios compare the means. Sourced by bench.sh.
@@ -18,7 +18,9 @@ warmup_secs="${BRAID_BENCH_GATEWAY_WARMUP_SECONDS:-3}"
 connections="${BRAID_BENCH_GATEWAY_CONNECTIONS:-16}"
 rounds="${BRAID_BENCH_GATEWAY_ROUNDS:-2}"
 cold_connections="${BRAID_BENCH_GATEWAY_COLD_CONNECTIONS:-1}"
-cold_rounds="${BRAID_BENCH_GATEWAY_COLD_ROUNDS:-5}"
+# Nine, not five: with five, one query's median moved by up to 15 % between runs in either
+# direction (BENCHMARKS.md, 2026-11-25), which moved the ratio by ±0.05.
+cold_rounds="${BRAID_BENCH_GATEWAY_COLD_ROUNDS:-9}"
 cold_secs="${BRAID_BENCH_GATEWAY_COLD_SECONDS:-2}"
 command -v wrk >/dev/null || braid_die "wrk is not installed (apt-get install wrk)"
 corpus="$BRAID_RUN_DIR/gateway-corpus.sqlite"
