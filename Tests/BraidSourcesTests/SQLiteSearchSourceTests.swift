@@ -1,5 +1,5 @@
 import BraidCore
-import BraidSources
+@testable import BraidSources
 import Foundation
 import SQLiteNIO
 import Testing
@@ -245,6 +245,21 @@ struct SQLiteSearchSourceTests {
             #expect(result.total > 10 && result.hits.count == 10)
             #expect(result.matchGeneration == nil)
         }
+    }
+
+    /// The race this guards against (a write landing between a page and its count, which run on
+    /// two connections) cannot be timed from outside the source, so the rule is tested alone.
+    @Test func aResultVouchesOnlyForTheOneGenerationAllItsStatementsRead() {
+        #expect(SQLiteSearchSource.matchGeneration(read: ["g1"]) == "fts5-1:g1")
+        #expect(SQLiteSearchSource.matchGeneration(read: ["g1", "g1"]) == "fts5-1:g1")
+        // The page read one corpus, the count the next.
+        #expect(SQLiteSearchSource.matchGeneration(read: ["g1", "g2"]) == nil)
+        // One statement read a corpus without the table.
+        #expect(SQLiteSearchSource.matchGeneration(read: ["g1", nil]) == nil)
+        #expect(SQLiteSearchSource.matchGeneration(read: [nil, "g1"]) == nil)
+        #expect(SQLiteSearchSource.matchGeneration(read: [nil]) == nil)
+        // No statement returned a row.
+        #expect(SQLiteSearchSource.matchGeneration(read: []) == nil)
     }
 
     @Test func hitsBecomeSnapshotDocuments() async throws {

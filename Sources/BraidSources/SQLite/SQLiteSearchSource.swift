@@ -95,12 +95,17 @@ public struct SQLiteSearchSource: SearchSource {
         } ?? []
         // A statement that returned no rows read no generation; an empty page has no hits to vouch for.
         let generations = [rows?.first, totals?.first].compactMap { $0 }.map { $0.column("generation")?.string }
-        let generation: String? = if let first = generations.first, let first, generations.allSatisfy({ $0 == first }) {
-            "\(matchRules):\(first)"
-        } else {
-            nil
-        }
-        return SearchResult(hits: hits, total: totals?.first?.column("total")?.integer ?? 0, matchGeneration: generation)
+        return SearchResult(
+            hits: hits, total: totals?.first?.column("total")?.integer ?? 0, matchGeneration: matchGeneration(read: generations))
+    }
+
+    /// What a result vouches for, given the generation each statement that returned a row read
+    /// (`nil` for a corpus without one): that generation under ``matchRules`` if all read the same,
+    /// else nothing. A page and its count run on two connections, so a write that lands between
+    /// them leaves each reading a different corpus, and neither may speak for the other.
+    static func matchGeneration(read generations: [String?]) -> String? {
+        guard let first = generations.first, let first, generations.allSatisfy({ $0 == first }) else { return nil }
+        return "\(matchRules):\(first)"
     }
 
     public func shutdown() async throws {
