@@ -233,6 +233,39 @@ struct SQLiteSearchSourceTests {
         }
     }
 
+    /// Each write changes the match set of "curry" by `change`; `?` is its first hit's id.
+    @Test(arguments: [
+        ("UPDATE recipes SET title = 'Plain bread', ingredients = '', category = '' WHERE id = ?", -1),
+        ("INSERT INTO recipes (id, title) VALUES ('outsider-1', 'Curry from elsewhere')", 1),
+        ("DELETE FROM recipes WHERE id = ?", -1),
+    ])
+    func aWriteByAnotherProgramWithdrawsTheGenerationUntilBraidWritesAgain(write: String, change: Int) async throws {
+        try await CorpusFixture.withCorpus(documents: 200) { path in
+            let source = SQLiteSearchSource(path: path)
+            do {
+                let before = try await source.search(SearchRequest(query: "curry", size: 10))
+                #expect(before.matchGeneration != nil)
+                // A program that knows nothing of generations writes `recipes` and its index.
+                let other = try await SQLiteConnection.open(storage: .file(path: path))
+                _ = try await other.query(write, write.contains("?") ? [.text(before.hits[0].id)] : [])
+                _ = try await other.query("INSERT INTO recipes_fts(recipes_fts) VALUES ('rebuild')", [])
+                try await other.close()
+                let withdrawn = try await source.search(SearchRequest(query: "curry", size: 10))
+                #expect(withdrawn.total == before.total + change)
+                #expect(withdrawn.matchGeneration == nil)
+                // Braid's next write sets a new one.
+                try await CorpusWriter.add([CorpusRecipe(id: "braid-1", title: "Rice")], path: path)
+                let again = try await source.search(SearchRequest(query: "curry", size: 10))
+                #expect(again.total == withdrawn.total)
+                #expect(again.matchGeneration != nil && again.matchGeneration != before.matchGeneration)
+                try await source.shutdown()
+            } catch {
+                try? await source.shutdown()
+                throw error
+            }
+        }
+    }
+
     @Test func aCorpusWithoutAGenerationVouchesForNothing() async throws {
         try await CorpusFixture.withCorpus(documents: 200) { path in
             // A corpus written before generations existed, or by another program.

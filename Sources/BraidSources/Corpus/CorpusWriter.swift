@@ -61,7 +61,7 @@ public enum CorpusWriter {
                     progress(Progress(phase: .users, done: start, total: generator.users))
                 }
                 progress(Progress(phase: .indexing, done: 0, total: 1))
-                try await connection.execute(CorpusSchema.indexes + CorpusSchema.rebuildIndexes + CorpusSchema.newGeneration)
+                try await connection.execute(CorpusSchema.finishWrite)
                 progress(Progress(phase: .indexing, done: 1, total: 1))
             }
             try await finish(connection)
@@ -91,7 +91,7 @@ public enum CorpusWriter {
                         into: "recipe_ingredients", columns: ["recipe_id", "ingredient"], rows: batch.flatMap(CorpusRows.ingredients))
                     start += batch.count
                 }
-                try await connection.execute(CorpusSchema.indexes + CorpusSchema.rebuildIndexes + CorpusSchema.newGeneration)
+                try await connection.execute(CorpusSchema.finishWrite)
             }
             try await finish(connection)
         } catch {
