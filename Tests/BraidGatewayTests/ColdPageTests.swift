@@ -7,6 +7,8 @@ import BraidTestSupport
 import BraidWiring
 import Dispatch
 import Foundation
+import Hummingbird
+import HummingbirdTesting
 import Logging
 import Synchronization
 import Testing
@@ -213,6 +215,60 @@ struct ColdPageTests {
             let second = try await coldEqualsSequential("after the corpus changed")
             #expect(second.total == first.total)
             #expect(recorder.all.contains { $0.what.hasPrefix("live count") }, "\(recorder.all)")
+        }
+    }
+
+    @Test("An HTTP ranking service that sends match_generation saves the count the same way, and one that stops sending it is counted")
+    func anHTTPServicesGenerationSavesTheCount() async throws {
+        try await Self.withCorpus(documents: 400) { gateway, store, sqlite, materializer in
+            // A ranking service of a team's own, answering from the corpus through the contract.
+            let vouches = Atomic<Bool>(true)
+            let router = Router()
+            router.post("/rank") { request, _ -> Response in
+                let body = try await request.body.collect(upTo: 1 << 20)
+                let wanted = try JSONDecoder().decode(RankingServiceContract.Request.self, from: Data(body.readableBytesView))
+                let result = try await sqlite.search(SearchRequest(
+                    query: wanted.query, excluding: wanted.excluding, from: wanted.from, size: wanted.size,
+                    profile: try #require(RankingProfile(rawValue: wanted.profile))))
+                var answer: [String: JSONValue] = [
+                    "total": .number(Double(result.total)),
+                    "hits": .array(result.hits.map { .object(["id": .string($0.id), "score": .number($0.score), "fields": .object($0.fields)]) }),
+                ]
+                if vouches.load(ordering: .relaxed), let generation = result.matchGeneration { answer["match_generation"] = .string(generation) }
+                var writer = JSONWriter()
+                try writer.writeObject(answer)
+                return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: writer.bytes)))
+            }
+            try await Application(router: router).test(.live) { client in
+                let http = HTTPRankingSource(url: "http://127.0.0.1:\(try #require(client.port))/rank")
+                let throughHTTP = RankingMaterializer(store: store, source: http, rankings: materializer.rankings)
+                _ = try await throughHTTP.materialize(.init(ranking: "featured", query: "curry"), id: UUID().uuidString, ttlSeconds: nil, requestedAt: Date())
+                let version = try #require(try await store.currentVersion(ranking: "featured", query: "curry"))
+                let snapshot = try #require(try await store.storedSnapshot(ranking: "featured", query: "curry", version: version)).snapshot
+                let generation = try #require(snapshot.matchGeneration, "the worker did not keep the service's generation")
+                #expect(generation == (try await sqlite.search(SearchRequest(query: "curry", size: 1))).matchGeneration)
+
+                let recorder = Recorder()
+                let cold = Self.service(
+                    gateway, store: DelayingStore(base: store, delay: .zero, recorder: Recorder()),
+                    source: DelayingSource(base: http, delay: .zero, recorder: recorder), cold: true)
+                let sequential = Self.service(gateway, store: store, source: http, cold: false)
+                _ = try await sequential.snapshots.current(ranking: "featured", query: "curry")
+                for (session, vouching) in [("h1", true), ("h2", false)] {
+                    vouches.store(vouching, ordering: .relaxed)
+                    recorder.reset()
+                    let now = Date()
+                    let parameters = SearchParameters(query: "curry", perPage: 10, session: session)
+                    var page = try await cold.page(parameters, now: now)
+                    var expected = try await sequential.page(parameters, now: now)
+                    try #require(page.interleaving.snapshot == version)
+                    page.impressionID = nil
+                    expected.impressionID = nil
+                    #expect(page == expected, "vouching: \(vouching)")
+                    #expect(recorder.all.contains { $0.what.hasPrefix("live prefix") }, "\(recorder.all)")
+                    #expect(recorder.all.contains { $0.what.hasPrefix("live count") } == !vouching, "vouching: \(vouching), \(recorder.all)")
+                }
+            }
         }
     }
 

@@ -30,7 +30,16 @@ struct HTTPRankingSourceTests {
         #expect(result.hits == [SearchHit(id: "r1", score: 0, fields: [:])])
     }
 
+    @Test func aMatchGenerationIsTheServicesPromiseTakenAsGiven() throws {
+        let vouched = try RankingServiceContract.decode(Data(#"{"total": 0, "hits": [], "match_generation": "index-2026-11-25.3"}"#.utf8))
+        #expect(vouched.matchGeneration == "index-2026-11-25.3")
+        let silent = try RankingServiceContract.decode(Data(#"{"total": 0, "hits": [], "match_generation": null}"#.utf8))
+        #expect(silent.matchGeneration == nil)
+        #expect(try RankingServiceContract.decode(try CorpusFixture.fixture("ranking-service-response.json")).matchGeneration == nil)
+    }
+
     @Test(arguments: [
+        #"{"total": 0, "hits": [], "match_generation": 7}"#, #"{"total": 0, "hits": [], "match_generation": ""}"#,
         #"{"hits": []}"#, #"{"total": -1, "hits": []}"#, #"{"total": 1, "hits": [{"id": ""}]}"#, "[]",
         #"{"total": 1.5, "hits": []}"#, #"{"total": 1}"#, #"{"total": 1, "hits": [{"id": 7}]}"#, #"{"total": 1, "hits": [3]}"#,
         #"{"total": 1, "hits": [{"id": "r1", "score": "high"}]}"#, #"{"total": 1, "hits": [{"id": "r1", "fields": []}]}"#,
@@ -49,12 +58,18 @@ struct HTTPRankingSourceTests {
         try RankingServiceContract.encode(SearchRequest(query: "rice", excluding: ["r1"], profile: .newest)).write(to: request)
         let response = folder.appendingPathComponent("response.json")
         try CorpusFixture.fixture("ranking-service-response.json").write(to: response)
+        let vouched = folder.appendingPathComponent("vouched.json")
+        try Data(#"{"total": 0, "hits": [], "match_generation": "g1"}"#.utf8).write(to: vouched)
         let invalid = folder.appendingPathComponent("invalid.json")
         try Data(#"{"total": 3, "hits": [{"score": 1}]}"#.utf8).write(to: invalid)
-        let verdicts = try JSONSchemaValidator.validate([request, response, invalid], against: Self.schema)
+        let numericGeneration = folder.appendingPathComponent("numeric-generation.json")
+        try Data(#"{"total": 0, "hits": [], "match_generation": 7}"#.utf8).write(to: numericGeneration)
+        let verdicts = try JSONSchemaValidator.validate([request, response, vouched, invalid, numericGeneration], against: Self.schema)
         #expect(verdicts[request] == .some(nil))
         #expect(verdicts[response] == .some(nil))
+        #expect(verdicts[vouched] == .some(nil))
         #expect(verdicts[invalid] != .some(nil))
+        #expect(verdicts[numericGeneration] != .some(nil))
     }
 
     @Test func endToEndAgainstALocalService() async throws {

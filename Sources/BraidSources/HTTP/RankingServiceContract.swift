@@ -2,8 +2,8 @@ import BraidCore
 import Foundation
 
 /// The wire contract of a generic HTTP ranking service (`Schemas/ranking-source.schema.json`):
-/// Braid POSTs a ``Request`` and expects `{"total": n, "hits": [{"id", "score"?, "fields"?}]}`.
-/// Pure encoding and decoding.
+/// Braid POSTs a ``Request`` and expects `{"total": n, "hits": [{"id", "score"?, "fields"?}],
+/// "match_generation"?}`. Pure encoding and decoding.
 public enum RankingServiceContract {
     public struct Request: Sendable, Hashable, Codable {
         /// Normalised query text (``QueryNormalizer``).
@@ -67,6 +67,13 @@ public enum RankingServiceContract {
             }
             hits.append(SearchHit(id: id, score: score, fields: fields))
         }
-        return SearchResult(hits: hits, total: Int(totalNumber))
+        // The service's promise, taken as given (``SearchResult/matchGeneration``).
+        let generation: String?
+        switch body["match_generation"] ?? .null {
+        case .null: generation = nil
+        case .string(let text) where !text.isEmpty: generation = text
+        default: throw bad("\"match_generation\" is not a non-empty string")
+        }
+        return SearchResult(hits: hits, total: Int(totalNumber), matchGeneration: generation)
     }
 }
