@@ -1,30 +1,43 @@
-# The front door. Every target bootstraps what a fresh machine lacks (Deploy/local/bootstrap.sh).
-.PHONY: run test browser fuzz bench faults dist dist-check bootstrap build clean
+# The front door. Every target bootstraps what a fresh machine lacks (Deploy/local/bootstrap.sh)
+# and then runs braid-dev, the local-stack harness (Sources/BraidDev), which starts, waits for
+# and stops every server and service it needs.
+.PHONY: run test test-fast browser fuzz bench faults dist dist-check bootstrap build clean
 
 ONLY ?= all
+RELEASE_BIN = .build/release
+DEBUG_BIN = .build/debug
 
-## Run the whole system locally on its embedded defaults (Ctrl-C stops it).
-run:
-	@Deploy/local/run.sh
+## Run the whole system locally on its embedded defaults (Ctrl-C stops it, exit status 0).
+run: bootstrap
+	@swift build -c release
+	@$(RELEASE_BIN)/braid-dev run
 
-## Run every test: unit and integration, against an ephemeral Redis and Kafka broker.
-test:
-	@Deploy/local/test.sh $(ARGS)
+## Run every test: the fast tier and the integration tier (which starts its own servers), then browser and fuzz.
+test: bootstrap
+	@swift build --build-tests
+	@$(DEBUG_BIN)/braid-dev test $(ARGS)
+
+## The fast tier alone: pure and protocol logic, no server, in parallel.
+test-fast: bootstrap
+	@swift build --build-tests
+	@BRAID_TEST_TIER=fast swift test --skip-build $(ARGS)
 
 ## The console in headless Chromium against a real gateway, worker, Redis and broker; screenshots in .run/console/.
-browser:
-	@Deploy/local/browser.sh
+browser: bootstrap
+	@swift build
+	@$(DEBUG_BIN)/braid-dev browser
 
 ## Fuzz the gateway with schemathesis against Schemas/openapi.yaml: no 5xx, every response conforms (FUZZ_EXAMPLES per operation, 50).
-fuzz:
-	@Deploy/local/fuzz.sh
+fuzz: bootstrap
+	@swift build
+	@$(DEBUG_BIN)/braid-dev fuzz
 
 ## Benchmarks: RATIO lines against baselines measured in the same run (ONLY=<group>).
-bench:
+bench: bootstrap
 	@Deploy/local/bench.sh $(ONLY)
 
 ## Fault injection on loopback (broker frozen, worker killed, Redis restarted, hostile messages); ONLY=<scenario>.
-faults:
+faults: bootstrap
 	@Deploy/local/faults.sh $(ONLY)
 
 ## Release tarball .build/dist/braid-<VERSION>-linux-<arch>.tar.gz: static Swift runtime, librdkafka and hiredis next to the binary, config, schemas, systemd units.

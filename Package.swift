@@ -22,6 +22,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "braid", targets: ["braid"]),
+        .executable(name: "braid-dev", targets: ["braid-dev"]),
         .library(name: "BraidCore", targets: ["BraidCore"]),
         .library(name: "BraidKafka", targets: ["BraidKafka"]),
         .library(name: "BraidRedis", targets: ["BraidRedis"]),
@@ -199,11 +200,37 @@ let package = Package(
             swiftSettings: strictness,
             linkerSettings: localLibrdkafka),
 
-        // Test helpers: where the servers that `make test` started are listening.
+        // The local-stack harness: starts, waits for and stops redis-server (plain, TLS,
+        // Cluster), the broker and `braid` services for tests, faults, benchmarks and
+        // `make run`. Not part of `braid`; nothing in the product imports it.
+        .target(name: "CBraidSpawn"),
+        .target(
+            name: "BraidHarness",
+            dependencies: [
+                "CBraidSpawn",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictness),
+
+        // The developer's front door (make run, test, browser, fuzz, faults, bench): drives the
+        // harness. Not shipped; the product is `braid`.
+        .executableTarget(
+            name: "braid-dev",
+            dependencies: [
+                "BraidHarness", "BraidTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/BraidDev",
+            swiftSettings: strictness),
+
+        // Test helpers: the integration tier's servers (from BRAID_TEST_* or started through the
+        // harness), its trait, and fixtures shared by tests, fault scenarios and benchmarks.
         .target(
             name: "BraidTestSupport",
             dependencies: [
-                "BraidRedis", "BraidKafka",
+                "BraidRedis", "BraidKafka", "BraidHarness",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,4 +1,4 @@
-"""The console in headless Chromium against a running gateway (Deploy/local/browser.sh starts one).
+"""The console in headless Chromium against a running gateway (`braid-dev browser` starts one).
 
 Each check compares what the page draws with what the gateway's API answers for the same
 request, so a check fails when the console draws something else. Any JavaScript console

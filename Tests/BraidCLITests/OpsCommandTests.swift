@@ -8,7 +8,7 @@ import Foundation
 import Testing
 
 /// `braid ops …` run as a person would, against the servers `make test` started.
-@Suite("braid ops against the real broker and Redis")
+@Suite("braid ops against the real broker and Redis", .integration)
 struct OpsCommandTests {
     static func kafkaEnvironment(requests: String, deadLetters: String, events: String = TestEnvironment.uniqueName("events"))
         throws -> [String: String]

@@ -4,7 +4,7 @@ import BraidTestSupport
 import Foundation
 import Testing
 
-@Suite("braid publish against the real broker")
+@Suite("braid publish against the real broker", .integration)
 struct PublishCommandTests {
     @Test func publishesValidLinesReportsInvalidOnesAndFailsTheRun() async throws {
         let brokers = try TestEnvironment.kafkaBrokers()

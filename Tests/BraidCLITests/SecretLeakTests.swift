@@ -10,7 +10,7 @@ import Testing
 /// stand-in that requires its API key), and then looked for in everything the processes
 /// printed: gateway and worker logs at debug level, both `/metrics`, HTTP error bodies,
 /// `braid ops` output and start-up errors.
-@Suite("Secrets stay out of logs, /metrics, errors and braid ops output")
+@Suite("Secrets stay out of logs, /metrics, errors and braid ops output", .integration)
 struct SecretLeakTests {
     static let documents = (1...40).map { String(format: "r%06d", $0) }
 
@@ -82,8 +82,8 @@ struct SecretLeakTests {
                 "BRAID_GATEWAY_PORT": "\(gatewayPort)", "BRAID_WORKER_METRICS_PORT": "\(workerPort)", "BRAID_LOGGING_LEVEL": "debug",
             ]) { $1 }
             let gatewayLog = try fixture.logFile(of: "gateway")
-            let gateway = try ChildProcess(BraidBinary.url.path, ["gateway"], environment: environment, log: gatewayLog)
-            let worker = try fixture.startWorker("worker", environment: environment)
+            let gateway = try await TestRun.start(BraidBinary.url.path, ["gateway"], environment: environment, log: gatewayLog)
+            let worker = try await fixture.startWorker("worker", environment: environment)
             defer {
                 gateway.kill9()
                 worker.kill9()

@@ -10,7 +10,7 @@ import Testing
 /// test (``OTLPReceiver``), which decodes what arrives. The trace context crosses the real
 /// broker in the `traceparent` header; spans still batched at exit are flushed (the publish
 /// command before it returns, the services on SIGTERM).
-@Suite("Traces across the queue")
+@Suite("Traces across the queue", .integration)
 struct TracingTests {
     static func tracingEnvironment(_ receiver: OTLPReceiver) -> [String: String] {
         ["BRAID_TRACING_ENABLED": "true", "BRAID_TRACING_OTLP_ENDPOINT": receiver.endpoint]
@@ -36,7 +36,7 @@ struct TracingTests {
         let receiver = try await OTLPReceiver.start()
         defer { Task { try? await receiver.stop() } }
         let environment = fixture.environment.merging(Self.tracingEnvironment(receiver)) { $1 }
-        let worker = try fixture.startWorker("traced-worker", environment: environment)
+        let worker = try await fixture.startWorker("traced-worker", environment: environment)
         defer { worker.kill9() }
         try await fixture.waitUntilAssigned("traced-worker")
 
@@ -78,9 +78,9 @@ struct TracingTests {
         let gatewayPort = try FreePort.find()
         let environment = fixture.environment.merging(Self.tracingEnvironment(receiver)) { $1 }
             .merging(["BRAID_GATEWAY_PORT": "\(gatewayPort)", "BRAID_INTERLEAVING_MISS_POLICY": "inline"]) { $1 }
-        let gateway = try ChildProcess(
+        let gateway = try await TestRun.start(
             BraidBinary.url.path, ["gateway", "--config", config.path], environment: environment, log: try fixture.logFile(of: "traced-gateway"))
-        let worker = try fixture.startWorker("traced-worker", arguments: ["--config", config.path], environment: environment)
+        let worker = try await fixture.startWorker("traced-worker", arguments: ["--config", config.path], environment: environment)
         defer {
             gateway.kill9()
             worker.kill9()

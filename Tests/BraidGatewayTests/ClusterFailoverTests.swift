@@ -15,7 +15,7 @@ import Testing
 /// and a `braid worker`: pages of the queries on its slots are degraded (live-only, never a
 /// 5xx) only until its replica is promoted, then interleave again without a restart; worker
 /// writes that land in that window are retried until they succeed, not dead-lettered.
-@Suite("Redis Cluster failover end to end", .serialized)
+@Suite("Redis Cluster failover end to end", .serialized, .integration)
 struct ClusterFailoverTests {
     static let queries = ["curry", "pasta", "salmon", "cake", "soup", "bread", "tomato", "egg"]
 
@@ -26,7 +26,7 @@ struct ClusterFailoverTests {
             configuration.gateway.pointerCacheMs = 0  // every page 1 asks Redis: the window shows at once
             // The worker's defaults (5 attempts from 50 ms in the fixture: under a second in
             // all) are far shorter than a failover, so only pausing on a failed probe saves them.
-            let worker = try fixture.startWorker("failover")
+            let worker = try await fixture.startWorker("failover")
             defer { worker.signal(SIGTERM) }
             try await fixture.waitUntilAssigned("failover")
             try await GatewayHarness.with(configuration) { [configuration] client, gateway in

@@ -17,7 +17,7 @@ import Testing
 /// snapshot is read alongside it, and the page is exactly the one the sequential path (snapshot
 /// first, then the live query without B's documents) gives. Proved with a store and a source
 /// that record when each call starts and ends, not with a stopwatch.
-@Suite("Cold pages", .serialized)
+@Suite("Cold pages", .serialized, .integration)
 struct ColdPageTests {
     /// What happened when, in order of the shared clock.
     final class Recorder: Sendable {

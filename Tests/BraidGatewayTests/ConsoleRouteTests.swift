@@ -13,7 +13,7 @@ import Testing
 /// The console and its read-only admin routes against the real Redis and broker: what they
 /// report, their 4xx on bad input, the token, and that every answer conforms to
 /// `Schemas/openapi.yaml`.
-@Suite("Console routes", .serialized)
+@Suite("Console routes", .serialized, .integration)
 struct ConsoleRouteTests {
     static func conforms(_ response: TestResponse, _ template: String) throws {
         let body = Data(String(buffer: response.body).utf8)

@@ -11,14 +11,14 @@ import Testing
 /// Team-draft evaluation end to end: pages carry signed impression ids, the gateway
 /// publishes impressions and clicks to Kafka, a `braid worker` credits them in Redis, and
 /// `GET /v1/experiments/{id}` reports the outcome.
-@Suite("Evaluation", .serialized)
+@Suite("Evaluation", .serialized, .integration)
 struct EvaluationTests {
     @Test("Impressions and clicks are credited per impression, once, and reported with a sign test")
     func creditThroughTheWorker() async throws {
         let fixture = try await WorkerFixture(documents: 300, users: 5)
         var configuration = GatewayHarness.configuration(fixture)
         configuration.interleaving.arms = [.init(name: "draft-exp", weight: 100, mode: .teamDraft)]
-        let worker = try fixture.startWorker("events-worker")
+        let worker = try await fixture.startWorker("events-worker")
         defer { worker.signal(SIGTERM) }
         try await GatewayHarness.with(configuration) { client, _ in
             var impressions: [(id: String, a: Int, b: Int)] = []
@@ -92,7 +92,7 @@ struct EvaluationTests {
         let fixture = try await WorkerFixture(documents: 300, users: 5)
         var configuration = GatewayHarness.configuration(fixture)
         configuration.interleaving.arms = [.init(name: "window-exp", weight: 100, start: 3, mode: .teamDraft)]
-        let worker = try fixture.startWorker("window-worker")
+        let worker = try await fixture.startWorker("window-worker")
         defer { worker.signal(SIGTERM) }
         try await GatewayHarness.with(configuration) { client, _ in
             let page = try await client.json("/v1/search?q=curry&per_page=10&session=w1")

@@ -16,7 +16,7 @@ import Testing
 /// The component kinds of the seed apps, end to end: a `braid worker` materializes each from a
 /// Kafka request, the gateway serves it through both stages (layout, then content with its
 /// ETag and 304), and each item has its type's shape.
-@Suite("Feed component kinds", .serialized)
+@Suite("Feed component kinds", .serialized, .integration)
 struct FeedKindsTests {
     /// An author of the fixture corpus (authors are the first fifth of the users).
     static let author = "u00002"
@@ -87,7 +87,7 @@ struct FeedKindsTests {
     func newKindsThroughBothStages() async throws {
         let fixture = try await WorkerFixture(documents: 400, users: 40)
         let configuration = GatewayHarness.configuration(fixture)
-        let worker = try fixture.startWorker("kinds-worker")
+        let worker = try await fixture.startWorker("kinds-worker")
         defer { worker.signal(SIGTERM) }
         try await GatewayHarness.with(configuration) { client, gateway in
             let publisher = RequestPublisher(producer: gateway.producer, topic: fixture.requestsTopic)

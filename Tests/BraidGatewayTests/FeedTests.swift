@@ -17,7 +17,7 @@ import Testing
 
 /// Feeds: the layout first, then each component's content from the cache (with its state
 /// hash as ETag) or live, alone or in a batch where a failing source is only "pending".
-@Suite("Feeds", .serialized)
+@Suite("Feeds", .serialized, .integration)
 struct FeedTests {
     @Test("Layout per bucket; cached content with ETag and 304; pagination; a miss is served live and requested")
     func layoutAndContent() async throws {

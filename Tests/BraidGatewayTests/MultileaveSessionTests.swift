@@ -10,7 +10,7 @@ import Testing
 
 /// A multileaved session through the gateway, real Redis and broker: the live ranking and two
 /// cached rankings in one list, walked to its end by cursor, then credited by a worker.
-@Suite("Multileave sessions", .serialized)
+@Suite("Multileave sessions", .serialized, .integration)
 struct MultileaveSessionTests {
     /// The items of a session's pages, checked to be a consistent walk: every document once,
     /// positions contiguous, page 1's total their count.
@@ -32,7 +32,7 @@ struct MultileaveSessionTests {
         // max_docs 5: five documents of each cached ranking, so the live ranking keeps some of the
         // query's matches and every round of the first five has all three teams.
         configuration.interleaving.arms = [.init(name: "multi-exp", weight: 100, maxDocs: 5, mode: .teamDraft, multileave: ["featured", "fresh"])]
-        let worker = try fixture.startWorker("multileave-worker")
+        let worker = try await fixture.startWorker("multileave-worker")
         defer { worker.signal(SIGTERM) }
         try await GatewayHarness.with(configuration) { client, _ in
             var pages: [JSONBody] = [try await client.json("/v1/search?q=chicken&per_page=7&session=m1")]

@@ -14,7 +14,7 @@ import Testing
 /// Real gateway responses, validated against `Schemas/openapi.yaml` (the schema of each
 /// operation's documented response for the status it returned), so that the document and the
 /// gateway cannot drift apart. `make fuzz` checks the same with generated requests.
-@Suite("OpenAPI conformance", .serialized)
+@Suite("OpenAPI conformance", .serialized, .integration)
 struct OpenAPIConformanceTests {
     @Test("The validator refuses bodies that do not conform, and accepts explicit nulls where the document says nullable")
     func validatorCanFail() throws {

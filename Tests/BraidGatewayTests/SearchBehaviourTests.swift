@@ -16,7 +16,7 @@ import Testing
 #endif
 
 /// How `GET /v1/search` answers bad input, misses, and outages of Redis or the live backend.
-@Suite("Search behaviour", .serialized)
+@Suite("Search behaviour", .serialized, .integration)
 struct SearchBehaviourTests {
     @Test("Bad parameters and forged, tampered, foreign or expired cursors are 400 JSON errors")
     func badInputIsA400() async throws {
@@ -163,7 +163,7 @@ struct SearchBehaviourTests {
         let fixture = try await WorkerFixture(documents: 300, users: 5)
         var configuration = GatewayHarness.configuration(fixture)
         configuration.interleaving.missPolicy = .async
-        let worker = try fixture.startWorker("async-miss")
+        let worker = try await fixture.startWorker("async-miss")
         defer { worker.signal(SIGTERM) }
         try await GatewayHarness.with(configuration) { [configuration] client, gateway in
             let first = try await client.json("/v1/search?q=salmon&per_page=4&session=a1")
@@ -191,7 +191,7 @@ struct SearchBehaviourTests {
         let fixture = try await WorkerFixture(documents: 300, users: 5)
         var configuration = GatewayHarness.configuration(fixture)
         configuration.rankings["featured"]?.refreshAfterSeconds = 1
-        let worker = try fixture.startWorker("refresh-ahead")
+        let worker = try await fixture.startWorker("refresh-ahead")
         defer { worker.signal(SIGTERM) }
         try await GatewayHarness.with(configuration) { [configuration] client, gateway in
             let first = try await client.json("/v1/search?q=cake&per_page=5&session=f1")
@@ -219,7 +219,7 @@ struct SearchBehaviourTests {
         let port = try FreePort.find()
         var environment = fixture.environment
         environment["BRAID_GATEWAY_PORT"] = "\(port)"
-        let gateway = try ChildProcess(
+        let gateway = try await TestRun.start(
             BraidBinary.url.path, ["gateway"], environment: environment,
             log: try TestEnvironment.runDirectory().appendingPathComponent("\(fixture.keyPrefix)-gateway.log"))
         let deadline = ContinuousClock.now + .seconds(30)

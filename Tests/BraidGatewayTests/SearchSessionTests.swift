@@ -15,7 +15,7 @@ import Testing
 
 /// Whole sessions through `GET /v1/search`: every page of a session, concatenated, is
 /// A ∪ B exactly once, also while workers refresh the snapshots the sessions started on.
-@Suite("Search sessions", .serialized)
+@Suite("Search sessions", .serialized, .integration)
 struct SearchSessionTests {
     static let queries = ["curry", "pasta", "salmon", "cake", "miso soup", "bread", "カレー", "soup", "tomato", "egg"]
 
@@ -44,7 +44,7 @@ struct SearchSessionTests {
     func sessionsSurviveConcurrentRefreshes() async throws {
         let fixture = try await WorkerFixture(documents: 400, users: 20)
         let configuration = GatewayHarness.configuration(fixture)
-        let worker = try fixture.startWorker("refresh-worker")
+        let worker = try await fixture.startWorker("refresh-worker")
         defer { worker.signal(SIGTERM) }
         try await GatewayHarness.with(configuration) { [configuration] client, gateway in
             let expected = try await Self.matches(of: Self.queries, corpus: fixture.corpus.path)

@@ -3,7 +3,7 @@ import BraidTestSupport
 import Testing
 
 /// Topic creation and group lag against the real broker.
-@Suite("Kafka admin")
+@Suite("Kafka admin", .integration)
 struct AdminTests {
     @Test func creatingATopicTwiceIsANoOpTheSecondTime() async throws {
         let admin = try KafkaAdmin(brokers: try KafkaTest.brokers())

@@ -5,7 +5,7 @@ import Testing
 
 /// Consumer groups against the real broker: members joining mid-stream and a member that
 /// dies without leaving.
-@Suite("Kafka consumer group")
+@Suite("Kafka consumer group", .integration)
 struct ConsumerGroupTests {
     /// Three members join at 0 s, 3 s and 6 s while 3,000 messages are being processed (each
     /// takes ~2 ms, so the first member alone is still busy when the others join). Every

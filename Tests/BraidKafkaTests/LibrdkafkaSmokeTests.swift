@@ -5,7 +5,7 @@ import Testing
 
 /// The lowest layer works end to end: this binary loads a librdkafka that can talk to the
 /// broker, produces a message and consumes it back through a consumer group.
-@Suite("librdkafka smoke")
+@Suite("librdkafka smoke", .integration)
 struct LibrdkafkaSmokeTests {
     struct KafkaFailure: Error, CustomStringConvertible { let description: String }
 

@@ -3,7 +3,7 @@ import BraidTestSupport
 import Testing
 
 /// The producer against the real broker: acknowledgements, keys and headers, flush on shutdown.
-@Suite("Kafka producer")
+@Suite("Kafka producer", .integration)
 struct ProducerTests {
     @Test func sendAndAwaitReturnsPartitionAndOffsetAndKeyAndHeadersRoundTrip() async throws {
         let topic = try await KafkaTest.freshTopic("roundtrip")

@@ -24,11 +24,12 @@ struct RDKafkaHandleTests {
         let flags = Flags()
         let inside = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        // A "commit" that blocks until released (bounded, so a regression fails, not hangs).
+        // A "commit" that blocks until released (bounded, so a regression fails, not hangs; a
+        // minute, because in the parallel fast tier this task may wait seconds for a thread).
         let blocking = Thread {
             _ = try? handle.withPointer { _ in
                 inside.signal()
-                _ = release.wait(timeout: .now() + 10)
+                _ = release.wait(timeout: .now() + 60)
                 flags.record("blocking call returned")
             }
         }
@@ -48,7 +49,7 @@ struct RDKafkaHandleTests {
         try await Task.sleep(for: .milliseconds(100))
         #expect(!flags.events.contains("destroyed"))
         release.signal()
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while !flags.events.contains("destroyed"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(flags.events == ["answered", "blocking call returned", "destroyed"])
         #expect(throws: KafkaError.self) { try handle.withPointer { _ in () } }

@@ -6,7 +6,7 @@ import Testing
 
 /// Producer and consumer as ServiceLifecycle services: graceful shutdown ends the message
 /// sequence, commits what was stored and flushes what was sent.
-@Suite("Kafka services")
+@Suite("Kafka services", .integration)
 struct ServiceLifecycleTests {
     @Test func gracefulShutdownEndsTheSequenceAndCommitsStoredOffsets() async throws {
         let topic = try await KafkaTest.freshTopic("service", partitions: 2)

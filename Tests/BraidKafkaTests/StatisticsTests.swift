@@ -3,7 +3,7 @@ import BraidTestSupport
 import Testing
 
 /// librdkafka's statistics reach the parser (and from there the metrics) when configured.
-@Suite("Kafka statistics")
+@Suite("Kafka statistics", .integration)
 struct StatisticsTests {
     @Test func producerAndConsumerStatisticsCountTheirMessages() async throws {
         let topic = try await KafkaTest.freshTopic("stats", partitions: 1)

@@ -7,7 +7,7 @@ import Testing
 
 /// "Set a marker, then publish" against the real Redis and broker: one request per key and
 /// window, whoever asks and however often.
-@Suite("Deduplicating publisher")
+@Suite("Deduplicating publisher", .integration)
 struct DeduplicatingPublisherTests {
     @Test func aKeyIsPublishedOncePerWindowAndOtherKeysAreNotHeldBack() async throws {
         let brokers = try TestEnvironment.kafkaBrokers()

@@ -5,7 +5,7 @@ import BraidTestSupport
 import Foundation
 import Testing
 
-@Suite("experiment credit against a real Redis")
+@Suite("experiment credit against a real Redis", .integration)
 struct ExperimentStoreTests {
     /// Random impressions of `teams` teams and click streams (repeats, clicks before their
     /// impression event, impressions never clicked), credited by the store in Redis and by the

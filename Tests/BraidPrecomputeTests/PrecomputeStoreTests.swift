@@ -6,7 +6,7 @@ import Foundation
 import NIOCore
 import Testing
 
-@Suite("precompute store against a real Redis")
+@Suite("precompute store against a real Redis", .integration)
 struct PrecomputeStoreTests {
     static func snapshot(_ ranking: String, _ query: String, version: Int64, ids: [String]) -> RankingSnapshot {
         RankingSnapshot(

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The lowest layer works end to end: hiredis is linked and a real redis-server answers SET/GET.
-@Suite("hiredis smoke")
+@Suite("hiredis smoke", .integration)
 struct HiredisSmokeTests {
     struct RedisFailure: Error, CustomStringConvertible { let description: String }
 

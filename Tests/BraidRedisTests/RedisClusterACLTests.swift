@@ -7,7 +7,7 @@ import Testing
 /// comment (`+@all -@dangerous +cluster|shards +cluster|slots`, keys under one prefix) is
 /// created on every node of the shared test cluster (ACLs are per node), and the client
 /// reads the slot map, routes, pipelines and loads scripts as that user.
-@Suite("Redis Cluster as an ACL user")
+@Suite("Redis Cluster as an ACL user", .integration)
 struct RedisClusterACLTests {
     @Test func aClusterClientWorksAsAnACLUserOnEveryNode() async throws {
         let user = TestEnvironment.uniqueName("acl-user"), password = UUID().uuidString, prefix = TestEnvironment.uniqueName("acl")

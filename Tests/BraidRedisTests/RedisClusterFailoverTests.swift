@@ -7,7 +7,7 @@ import Testing
 /// A primary SIGKILLed under a steady stream of commands, on a private cluster (its nodes
 /// notice a dead peer after 1 s): the client fails fast for that primary's slots only, and
 /// serves them again from the promoted replica without a restart.
-@Suite("Redis Cluster failover (private cluster)")
+@Suite("Redis Cluster failover (private cluster)", .integration)
 struct RedisClusterFailoverTests {
     @Test func aKilledPrimaryIsReplacedByItsReplica() async throws {
         try await RedisClusterProcess.with(nodeTimeout: .milliseconds(1000)) { cluster in

@@ -7,7 +7,7 @@ import Testing
 /// Cluster mode against the shared test cluster (3 primaries + 3 replicas, `make test`).
 /// Tests that move slots or fail over find the current owners first: the cluster's shape is
 /// whatever earlier tests left.
-@Suite("Redis Cluster routing against a real cluster")
+@Suite("Redis Cluster routing against a real cluster", .integration)
 struct RedisClusterTests {
     /// A counter of a command on each node, from INFO commandstats: `calls` (executed) or
     /// `rejected_calls` (refused before running, e.g. with MOVED).

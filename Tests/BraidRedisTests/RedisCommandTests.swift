@@ -4,7 +4,7 @@ import Foundation
 import NIOCore
 import Testing
 
-@Suite("Redis commands against a real server")
+@Suite("Redis commands against a real server", .integration)
 struct RedisCommandTests {
     @Test func getSetWithExpiryAndConditions() async throws {
         try await withRedisClient(try TestEnvironment.redisURL()) { redis in

@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@Suite("Redis client under load and faults")
+@Suite("Redis client under load and faults", .integration)
 struct RedisResilienceTests {
     @Test func tenThousandConcurrentGetsOnOneClientAreAllAnsweredCorrectly() async throws {
         // What is checked is that every reply reaches its own request, not how fast: 10,000

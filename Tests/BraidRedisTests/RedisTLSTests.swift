@@ -5,7 +5,7 @@ import Testing
 
 /// TLS against real TLS-only redis-servers (certificates made by `make test` with openssl):
 /// the good cases, and one test per mistake, each expecting its own error.
-@Suite("Redis over TLS")
+@Suite("Redis over TLS", .integration)
 struct RedisTLSTests {
     /// The shared TLS server's URL with the test CA trusted.
     func configuration(

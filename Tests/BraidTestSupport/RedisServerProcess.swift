@@ -1,14 +1,15 @@
+import BraidHarness
 import Foundation
 import Synchronization
 
 /// A private redis-server for tests that stop, restart or reconfigure Redis, so they never
-/// disturb the shared server other tests use. Its pid file lives in the test run folder,
-/// where `make test` stops anything left behind.
+/// disturb the shared server other tests use. Started through the harness in the test run
+/// folder; stopping and starting it again keeps its port.
 public final class RedisServerProcess: Sendable {
     public let port: Int
     public let extraArguments: [String]
     public let tls: TLS?
-    private let process = Mutex<ChildProcess?>(nil)
+    private let server = Mutex<RedisServer?>(nil)
 
     /// A TLS-only server (`--port 0 --tls-port`), with files of ``TestEnvironment/tlsDirectory()``.
     public struct TLS: Sendable {
@@ -25,37 +26,25 @@ public final class RedisServerProcess: Sendable {
 
     public var url: String { "\(tls == nil ? "redis" : "rediss")://127.0.0.1:\(port)" }
 
+    /// The running server's process (nil while stopped).
+    public var process: ChildProcess? { server.withLock { $0?.process } }
+
     public init(port: Int? = nil, extraArguments: [String] = [], tls: TLS? = nil) throws {
-        self.port = try port ?? FreePort.find()
+        self.port = try Ports.given(port)
         self.extraArguments = extraArguments
         self.tls = tls
     }
 
     /// Starts the server and waits until it accepts connections.
     public func start() async throws {
-        let directory = try TestEnvironment.runDirectory()
-        var listen = ["--port", "\(port)"]
+        let run = try await TestRun.directory()
+        var serverTLS: RedisServer.TLS?
         if let tls {
-            listen = [
-                "--port", "0", "--tls-port", "\(port)", "--tls-cert-file", try TestEnvironment.tlsFile("\(tls.certificate).crt"),
-                "--tls-key-file", try TestEnvironment.tlsFile("\(tls.certificate).key"), "--tls-ca-cert-file",
-                try TestEnvironment.tlsFile("ca.crt"), "--tls-auth-clients", tls.authClients,
-            ]
+            let material = try await TLSMaterial.make(in: try TestEnvironment.tlsDirectory())
+            serverTLS = RedisServer.TLS(material: material, certificate: tls.certificate, authClients: tls.authClients)
         }
-        let child = try ChildProcess(
-            "/usr/bin/redis-server",
-            listen + ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", directory.path] + extraArguments,
-            log: directory.appendingPathComponent("redis-private-\(port).log"))
-        try "\(child.pid)".write(
-            to: directory.appendingPathComponent("redis-private-\(port).pid"), atomically: true, encoding: .utf8)
-        process.withLock { $0 = child }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if FreePort.accepts(port: port) { return }
-            if child.hasExited { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw TestEnvironment.MissingServer(variable: "private redis-server on port \(port) (did not start; see its log)")
+        let started = try await RedisServer.start(in: run, port: port, tls: serverTLS, arguments: extraArguments)
+        server.withLock { $0 = started }
     }
 
     /// Runs `body` with a started private server, and stops the server afterwards whether
@@ -77,40 +66,21 @@ public final class RedisServerProcess: Sendable {
 
     /// Stops the server (SIGTERM) and waits for it to exit.
     public func stop() async {
-        guard let child = process.withLock({ process in defer { process = nil }; return process }) else { return }
-        await child.stop()
+        guard let running = server.withLock({ server in defer { server = nil }; return server }) else { return }
+        await running.stop()
     }
 }
 
 /// Loopback ports for servers tests start themselves.
 public enum FreePort {
-    public static func find() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw TestEnvironment.MissingServer(variable: "a free loopback port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    public static func find() throws -> Int { try Ports.free() }
 
     /// Whether something accepts TCP connections on 127.0.0.1:port.
-    public static func accepts(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
+    public static func accepts(port: Int) -> Bool { Ports.accepts(port) }
+}
+
+/// A failure of a process a test started, in words.
+public struct ChildProcessError: Error, CustomStringConvertible {
+    public let description: String
+    public init(description: String) { self.description = description }
 }

@@ -20,8 +20,8 @@ public final class RedisWriteLog: Sendable {
             throw ChildProcessError(description: "not a redis URL: \(url)")
         }
         let file = try TestEnvironment.runDirectory().appendingPathComponent("\(TestEnvironment.uniqueName("writes")).csv")
-        let process = try ChildProcess(
-            "/usr/bin/env", ["redis-cli", "-h", host, "-p", String(port), "--csv", "psubscribe", "__keyevent@*__:set"], log: file)
+        let process = try await TestRun.start(
+            try Toolchain.find("redis-cli"), [ "-h", host, "-p", String(port), "--csv", "psubscribe", "__keyevent@*__:set"], log: file)
         let log = RedisWriteLog(process: process, file: file, previousSetting: setting)
         // Subscribed once redis-cli confirmed it: writes before that would be missed.
         let deadline = ContinuousClock.now + .seconds(10)

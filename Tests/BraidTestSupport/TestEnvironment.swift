@@ -1,22 +1,24 @@
+import BraidHarness
 import Foundation
 
-/// Where the servers that `make test` (Deploy/local/test.sh) started are listening.
+/// Where the servers of the integration tests listen: the ones the `BRAID_TEST_*` variables
+/// name, or else the ones this test process started through the harness (``TestServers``).
 ///
-/// Integration tests read these and fail, never skip, when they are missing: a run that
-/// silently skips its integration tier would report green without testing anything real.
+/// Integration tests read these inside the ``IntegrationTrait`` scope, which starts the servers
+/// first; outside it (a test that forgot the trait) they fail with an error that says so.
 public enum TestEnvironment {
     public struct MissingServer: Error, CustomStringConvertible {
         public let variable: String
         public var description: String {
-            "\(variable) is not set: integration tests need the servers that `make test` starts (run `make test`, not a bare `swift test`)."
+            "\(variable) is not set and no test servers were started: a test that needs real servers must run in a suite with "
+                + "the `.integration` trait (BraidTestSupport), which starts them"
         }
     }
 
     static func required(_ variable: String) throws -> String {
-        guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
-            throw MissingServer(variable: variable)
-        }
-        return value
+        if let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty { return value }
+        if let value = TestServers.started?[variable] { return value }
+        throw MissingServer(variable: variable)
     }
 
     /// `redis://127.0.0.1:<port>` of the shared test redis-server.
@@ -36,8 +38,8 @@ public enum TestEnvironment {
     /// certificates are optional there, and verified when presented).
     public static func redisTLSURL() throws -> String { try required("BRAID_TEST_REDIS_TLS_URL") }
 
-    /// The folder of the test certificates (Deploy/local/lib.sh, braid_make_tls_files):
-    /// ca, server, client, other-ca, other-client, selfsigned (`.crt` and `.key`).
+    /// The folder of the test certificates (``TLSMaterial``): ca, server, server-dns, client,
+    /// other-ca, other-client, selfsigned (`.crt` and `.key`).
     public static func tlsDirectory() throws -> URL {
         URL(fileURLWithPath: try required("BRAID_TEST_TLS_DIR"), isDirectory: true)
     }
@@ -68,8 +70,7 @@ public enum TestEnvironment {
         return pid
     }
 
-    /// Folder for logs and pid files of servers a test starts itself; `make test` stops
-    /// anything with a pid file there when it finishes.
+    /// Folder for logs, corpora and configuration files of a test.
     public static func runDirectory() throws -> URL {
         URL(fileURLWithPath: try required("BRAID_TEST_RUN_DIR"), isDirectory: true)
     }

@@ -1,9 +1,10 @@
+import BraidHarness
 import BraidKafka
 import BraidRedis
 import Foundation
 
 /// An isolated world for `braid worker` processes: own topics, consumer group, Redis key
-/// prefix and corpus, on the servers `make test` started.
+/// prefix and corpus, on the servers of the integration tier (``TestEnvironment``).
 public struct WorkerFixture: Sendable {
     public let requestsTopic = TestEnvironment.uniqueName("requests")
     public let deadLetterTopic = TestEnvironment.uniqueName("dlq")
@@ -78,8 +79,10 @@ public struct WorkerFixture: Sendable {
 
     /// Starts `braid worker` (with `arguments`, and `environment` over the fixture's); its log
     /// goes to the test run folder.
-    public func startWorker(_ name: String, arguments: [String] = [], environment extra: [String: String] = [:]) throws -> ChildProcess {
-        try ChildProcess(
+    public func startWorker(_ name: String, arguments: [String] = [], environment extra: [String: String] = [:]) async throws
+        -> ChildProcess
+    {
+        try await TestRun.start(
             BraidBinary.url.path, ["worker"] + arguments, environment: environment.merging(extra) { $1 }, log: try logFile(of: name))
     }
 

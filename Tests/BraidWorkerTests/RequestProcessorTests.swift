@@ -35,7 +35,7 @@ struct RequestProcessorTests {
 
     static func message(_ request: PrecomputeRequest) -> [UInt8] { Array(request.encoded()) }
 
-    @Test func materializesRankingsAndComponentsAndAcknowledgesReplaysWithoutWork() async throws {
+    @Test(.integration) func materializesRankingsAndComponentsAndAcknowledgesReplaysWithoutWork() async throws {
         try await Self.withProcessor { processor, store in
             let ranking = PrecomputeRequest(body: .ranking(.init(ranking: "featured", query: "chicken")))
             let (kind, outcome) = try await processor.process(Self.message(ranking))
@@ -53,7 +53,7 @@ struct RequestProcessorTests {
         }
     }
 
-    @Test(arguments: [
+    @Test(.integration, arguments: [
         (Array("not json".utf8), "invalid request"),
         (Array(#"{"schema":"braid.request/v1","id":"x","kind":"ranking"}"#.utf8), "invalid request"),
         (RequestProcessorTests.message(PrecomputeRequest(body: .ranking(.init(ranking: "nope", query: "x")))), "unknown ranking 'nope'"),

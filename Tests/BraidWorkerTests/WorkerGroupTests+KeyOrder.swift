@@ -17,7 +17,7 @@ extension WorkerGroupTests {
 
     @Test func eachKeysVersionsAreWrittenInOrderWhileKeysOfOnePartitionRunConcurrently() async throws {
         try await KeyOrderRun.with { run in
-            let worker = try run.fixture.startWorker("order", environment: run.workerEnvironment())
+            let worker = try await run.fixture.startWorker("order", environment: run.workerEnvironment())
             try await run.waitUntilNewestEverywhere()
             #expect(await worker.stop(grace: .seconds(30)).flatMap(ChildProcess.exitCode) == 0)
 
@@ -32,7 +32,7 @@ extension WorkerGroupTests {
     /// redeliver from the lowest unfinished offset, so no version is skipped.
     @Test func aWorkerKilledWhileCompletionsAreOutOfOrderLosesNothing() async throws {
         try await KeyOrderRun.with { run in
-            let first = try run.fixture.startWorker("order-killed", environment: run.workerEnvironment())
+            let first = try await run.fixture.startWorker("order-killed", environment: run.workerEnvironment())
             let total = Self.orderKeys * Self.orderVersions
             // Killed once 2/5 are written and the writes show a gap (a finished request above
             // an unfinished one): then finished work lies above the commit and must come again.
@@ -56,7 +56,7 @@ extension WorkerGroupTests {
             let atKill = try run.completion()
             let killState = "committed \(committed.map(String.init) ?? "none"), first unwritten \(atKill.firstUnwritten), highest written \(atKill.highestWritten), \(atKill.written) written"
             let metricsPort = try FreePort.find()
-            let second = try run.fixture.startWorker(
+            let second = try await run.fixture.startWorker(
                 "order-takeover", environment: run.workerEnvironment(["BRAID_WORKER_METRICS_PORT": "\(metricsPort)"]))
             try await run.waitUntilNewestEverywhere()
             let redelivered = try await MetricsScrape.fetch(port: metricsPort)[#"braid_worker_processed_total{kind="ranking",outcome="stale"}"#] ?? 0

@@ -8,7 +8,7 @@ import Foundation
 import Testing
 
 /// `braid worker` processes in one consumer group, against the real broker and Redis.
-@Suite("worker group end to end", .serialized)
+@Suite("worker group end to end", .serialized, .integration)
 struct WorkerGroupTests {
     /// 1,980 valid requests, each for its own cache key so its result is checkable alone.
     static func validRequests(at base: Date) -> [PrecomputeRequest] {
@@ -66,11 +66,11 @@ struct WorkerGroupTests {
             }
         }
 
-        let first = try fixture.startWorker("w1")
+        let first = try await fixture.startWorker("w1")
         try await Task.sleep(for: .seconds(4))
-        let second = try fixture.startWorker("w2")
+        let second = try await fixture.startWorker("w2")
         try await Task.sleep(for: .seconds(4))
-        let third = try fixture.startWorker("w3")
+        let third = try await fixture.startWorker("w3")
         try await Task.sleep(for: .seconds(4))
         second.signal(SIGKILL)  // no commit, no LeaveGroup: its partitions move after the session timeout
         try await Task.sleep(for: .seconds(3))

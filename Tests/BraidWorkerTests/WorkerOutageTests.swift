@@ -9,7 +9,7 @@ import Testing
 
 /// A ranking source that goes down and comes back, and a job that outlasts
 /// `max.poll.interval.ms`, against `braid worker`, the real broker and Redis.
-@Suite("worker outages end to end", .serialized)
+@Suite("worker outages end to end", .serialized, .integration)
 struct WorkerOutageTests {
     final class Switch: Sendable {
         private let on = Atomic<Bool>(false)
@@ -74,7 +74,7 @@ struct WorkerOutageTests {
         let fixture = try await WorkerFixture(partitions: 3, documents: 50, users: 10)
         let source = try await FlakySource()
         let metricsPort = try FreePort.find()
-        let worker = try fixture.startWorker("outage", environment: [
+        let worker = try await fixture.startWorker("outage", environment: [
             "BRAID_SEARCH_SOURCE": "http", "BRAID_SEARCH_HTTP_URL": source.url, "BRAID_WORKER_METRICS_PORT": "\(metricsPort)",
             "BRAID_WORKER_MAX_ATTEMPTS": "3", "BRAID_WORKER_RETRY_BACKOFF_MS": "50",
             "BRAID_WORKER_PROBE_BACKOFF_MS": "200", "BRAID_WORKER_PROBE_MAX_BACKOFF_MS": "1000",
@@ -151,7 +151,7 @@ struct WorkerOutageTests {
         let config = try TestEnvironment.runDirectory().appendingPathComponent("\(fixture.keyPrefix)-long-job.yaml")
         try Data("kafka:\n  properties:\n    max.poll.interval.ms: \"6000\"\nsearch:\n  timeout_ms: 20000\n".utf8).write(to: config)
         let metricsPort = try FreePort.find()
-        let worker = try fixture.startWorker("long-job", arguments: ["--config", config.path], environment: [
+        let worker = try await fixture.startWorker("long-job", arguments: ["--config", config.path], environment: [
             "BRAID_SEARCH_SOURCE": "http", "BRAID_SEARCH_HTTP_URL": source.url, "BRAID_WORKER_METRICS_PORT": "\(metricsPort)",
         ])
         try await fixture.waitUntilAssigned("long-job")

@@ -1,0 +1,44 @@
+import ArgumentParser
+import BraidHarness
+import Foundation
+
+/// `make test`: every test. `swift test` starts the integration tier's servers itself (through
+/// the harness, in the test process); then, for a whole run, the console in headless
+/// Chromium and the gateway fuzzed against the OpenAPI document.
+struct TestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test",
+        abstract: "Run every test (after `swift build --build-tests`); arguments go to `swift test`.",
+        discussion: """
+            With arguments (e.g. --filter Kafka) only `swift test` runs, with them. Without, the browser
+            check (`braid-dev browser`) and the fuzzing (`braid-dev fuzz`, FUZZ_EXAMPLES=10) follow, even when
+            the tests failed; the exit status is non-zero if any of the three failed.
+            """)
+
+    @Argument(parsing: .captureForPassthrough, help: "Arguments for `swift test`.")
+    var arguments: [String] = []
+
+    func run() async throws {
+        let swift = try Toolchain.find("swift")
+        var failed: [String] = []
+        if try await Self.inherit(swift, ["test", "--skip-build"] + arguments) != 0 { failed.append("swift test") }
+        if arguments.isEmpty {
+            let me = CommandLine.arguments[0]
+            if try await Self.inherit(me, ["browser"]) != 0 { failed.append("browser") }
+            let examples = ProcessInfo.processInfo.environment["FUZZ_EXAMPLES"] ?? "10"
+            if try await Self.inherit(me, ["fuzz", "--examples", examples]) != 0 { failed.append("fuzz") }
+        }
+        guard failed.isEmpty else {
+            Say.line("test", "FAILED: \(failed.joined(separator: ", "))")
+            throw ExitCode(1)
+        }
+        Say.line("test", "passed")
+    }
+
+    /// Runs a command that shares this terminal (and its Ctrl-C) and returns its exit status.
+    static func inherit(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> Int32 {
+        let child = try await ChildProcess.start(executable, arguments, environment: environment, log: nil, ownProcessGroup: false)
+        let status = await child.waitForExit(timeout: .seconds(86_400)) ?? -1
+        return ChildProcess.exitCode(status) ?? 128 + (ChildProcess.terminatingSignal(status) ?? 0)
+    }
+}

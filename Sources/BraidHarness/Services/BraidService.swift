@@ -1,0 +1,77 @@
+import Foundation
+
+/// A `braid worker` or `braid gateway` process of the local stack.
+public final class BraidService: Sendable {
+    public enum Kind: String, Sendable {
+        case worker, gateway
+    }
+
+    public let kind: Kind
+    public let name: String
+    public let process: ChildProcess
+    /// The gateway's HTTP port (nil for a worker).
+    public let port: Int?
+    private let run: RunDirectory
+
+    /// `http://127.0.0.1:<port>` of a gateway.
+    public var baseURL: String { "http://127.0.0.1:\(port ?? 0)" }
+
+    private init(kind: Kind, name: String, process: ChildProcess, port: Int?, run: RunDirectory) {
+        self.kind = kind
+        self.name = name
+        self.process = process
+        self.port = port
+        self.run = run
+    }
+
+    /// The `braid` binary: `BRAID` when set, else the one built next to the running
+    /// executable (`braid-dev`, or the test bundle).
+    public static var binary: String {
+        if let path = ProcessInfo.processInfo.environment["BRAID"], !path.isEmpty { return path }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("braid").path
+    }
+
+    /// Starts `braid gateway` on `port` with `environment` (BRAID_* overrides) and waits until
+    /// GET /healthz answers 200. Its log is `<name>.log` in the run folder.
+    public static func gateway(
+        in run: RunDirectory, name: String = "gateway", port: Int? = nil, arguments: [String] = [],
+        environment: [String: String], binary: String = binary, timeout: Duration = .seconds(60)
+    ) async throws(HarnessError) -> BraidService {
+        let port = try Ports.given(port)
+        let process = try await run.start(
+            binary, ["gateway"] + arguments, environment: environment.merging(["BRAID_GATEWAY_PORT": "\(port)"]) { $1 },
+            log: "\(name).log")
+        let service = BraidService(kind: .gateway, name: name, process: process, port: port, run: run)
+        try await Readiness.wait(for: "the gateway \(name)", process: process, timeout: timeout, interval: .milliseconds(100)) {
+            await HTTPProbe.isOK("\(service.baseURL)/healthz")
+        }
+        return service
+    }
+
+    /// Starts `braid worker` with `environment` and, when `assignedFrom` names its requests
+    /// topic, waits until the worker owns partitions of it.
+    public static func worker(
+        in run: RunDirectory, name: String = "worker", arguments: [String] = [], environment: [String: String],
+        assignedFrom topic: String? = nil, binary: String = binary, timeout: Duration = .seconds(60)
+    ) async throws(HarnessError) -> BraidService {
+        let process = try await run.start(binary, ["worker"] + arguments, environment: environment, log: "\(name).log")
+        let service = BraidService(kind: .worker, name: name, process: process, port: nil, run: run)
+        if let topic {
+            try await service.waitUntilAssigned(topic, timeout: timeout)
+        }
+        return service
+    }
+
+    /// Waits until the worker's log says it was assigned partitions of `topic`.
+    public func waitUntilAssigned(_ topic: String, timeout: Duration = .seconds(60)) async throws(HarnessError) {
+        try await Readiness.wait(for: "worker \(name)", process: process, timeout: timeout, interval: .milliseconds(200)) {
+            guard let log = process.log, let text = try? String(contentsOf: log, encoding: .utf8) else { return false }
+            return text.split(separator: "\n").contains { $0.contains("partitions assigned") && $0.contains("\(topic)[") }
+        }
+    }
+
+    /// SIGTERM (the service drains and commits), SIGKILL after `grace`.
+    public func stop(grace: Duration = .seconds(10)) async {
+        await run.stop(process, grace: grace)
+    }
+}
