@@ -167,6 +167,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
+            resources: [.embedInCode("Console/Resources")],
             swiftSettings: strictness),
 
         // The one place where configuration becomes clients and services, for every command.

@@ -3,7 +3,8 @@ import BraidCore
 import Foundation
 import Testing
 
-/// The console's pure parts: rates from lag readings, the snapshot census, arm sessions, tokens.
+/// The console's pure parts: rates from lag readings, the snapshot census, arm sessions, tokens,
+/// its script files.
 @Suite("Console logic")
 struct ConsoleLogicTests {
     func lag(_ partition: Int32, committed: Int64?, high: Int64) -> WorkerStatus.PartitionLag {
@@ -59,5 +60,14 @@ struct ConsoleLogicTests {
         #expect(ConsoleToken.equal("0123456789abcdef", "0123456789abcdef"))
         #expect(!ConsoleToken.equal("0123456789abcdeX", "0123456789abcdef"))
         #expect(!ConsoleToken.equal("", "0123456789abcdef"))
+    }
+
+    @Test("Each script file ends with a newline, so one after another in console.js none runs into the next")
+    func scriptFilesEndWithNewline() {
+        for (name, bytes) in ConsoleAssets.scriptFiles {
+            #expect(bytes.last == UInt8(ascii: "\n"), "\(name)")
+        }
+        #expect(ConsoleAssets.scriptFiles.first?.name == "common.js", "'use strict' and the helpers come first")
+        #expect(ConsoleAssets.scriptFiles.last?.name == "router.js", "the router calls every page, so it comes last")
     }
 }

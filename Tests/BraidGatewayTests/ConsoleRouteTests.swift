@@ -1,6 +1,6 @@
 import BraidConfig
 import BraidCore
-import BraidGateway
+@testable import BraidGateway
 import BraidKafka
 import BraidTestSupport
 import BraidWiring
@@ -38,7 +38,7 @@ struct ConsoleRouteTests {
         await producer.shutdown()
         try await GatewayHarness.with(configuration) { client, gateway in
             let console = try #require(gateway.routes.console)
-            // The page and its script come from the binary.
+            // The page and its script come from the binary (their bytes: `servedAsFiles`).
             let page = try await client.get("/console")
             #expect(page.status == .ok)
             #expect(String(buffer: page.body).contains("/console/console.js"))
@@ -113,6 +113,36 @@ struct ConsoleRouteTests {
             let rankings = try #require((workers["snapshots"] as? [String: Any])?["rankings"] as? [[String: Any]])
             let featured = try #require(rankings.first { $0["ranking"] as? String == "featured" })
             #expect((featured["count"] as? Int ?? 0) >= 1)
+        }
+    }
+
+    @Test("The page, style and script are the files in Console/Resources byte for byte, with their types and no-cache")
+    func servedAsFiles() async throws {
+        let resources = RepositoryPaths.root.appendingPathComponent("Sources/BraidGateway/Console/Resources", isDirectory: true)
+        func file(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: resources.appendingPathComponent(name))) }
+        // Every script file in the repository is part of console.js, once.
+        let scripts = try FileManager.default.contentsOfDirectory(atPath: resources.path).filter { $0.hasSuffix(".js") }
+        let order = ConsoleAssets.scriptFiles.map(\.name)
+        #expect(order.sorted() == scripts.sorted())
+        let expected: [(path: String, bytes: [UInt8], type: String)] = [
+            ("/console", try file("index.html"), "text/html; charset=utf-8"),
+            ("/console/console.css", try file("console.css"), "text/css; charset=utf-8"),
+            ("/console/console.js", try order.flatMap(file), "text/javascript; charset=utf-8"),
+        ]
+        let fixture = try await WorkerFixture(documents: 50, users: 5)
+        try await GatewayHarness.with(GatewayHarness.configuration(fixture)) { client, _ in
+            for (path, bytes, type) in expected {
+                let response = try await client.get(path)
+                #expect(response.status == .ok, "\(path)")
+                // Compared whole but reported briefly: the bytes themselves would fill the log.
+                let served = Array(response.body.readableBytesView)
+                let same = served == bytes
+                let firstDifference = zip(served, bytes).prefix { $0 == $1 }.count
+                #expect(same, "\(path): \(served.count) bytes served, \(bytes.count) in the repository, first difference at byte \(firstDifference)")
+                #expect(response.headers[.contentType] == type, "\(path)")
+                #expect(response.headers[.cacheControl] == "no-cache", "\(path)")
+                #expect(response.headers[.init("X-Content-Type-Options")!] == "nosniff", "\(path)")
+            }
         }
     }
 

@@ -21,9 +21,9 @@ public struct ConsoleRoutes: Sendable {
     func add(to router: Router<BasicRequestContext>) {
         let guarded = router.group().add(middleware: ConsoleAccess(token: settings.token))
         // The router ignores a trailing slash: this is /console/ too.
-        guarded.get("/console") { _, _ in Self.page(ConsolePage.html) }
-        guarded.get("/console/console.js") { _, _ in Self.asset(ConsolePage.script, type: "text/javascript; charset=utf-8") }
-        guarded.get("/console/console.css") { _, _ in Self.asset(ConsolePage.style, type: "text/css; charset=utf-8") }
+        guarded.get("/console") { _, _ in ConsoleAssets.page.response }
+        guarded.get("/console/console.js") { _, _ in ConsoleAssets.script.response }
+        guarded.get("/console/console.css") { _, _ in ConsoleAssets.style.response }
         guarded.get("/v1/admin/console") { _, _ in try JSONResponse.encode(overview()) }
         guarded.get("/v1/admin/sides") { request, _ in
             try JSONResponse.encode(try await sides(try QueryString.parse(request.uri.query)))
@@ -86,16 +86,5 @@ public struct ConsoleRoutes: Sendable {
             query: q, ranking: ranking,
             a: .init(items: a.hits.map { .init(id: $0.id, score: $0.score, title: $0.fields["title"]?.stringValue) }, total: a.total),
             b: RankingSides.cached(snapshot, size: size, now: now))
-    }
-
-    static func page(_ html: String) -> Response {
-        asset(html, type: "text/html; charset=utf-8")
-    }
-
-    /// Assets are compiled into the binary (the release tarball ships the binary alone).
-    static func asset(_ text: String, type: String) -> Response {
-        Response(
-            status: .ok, headers: [.contentType: type, .cacheControl: "no-cache", .init("X-Content-Type-Options")!: "nosniff"],
-            body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 }

@@ -1,0 +1,62 @@
+// Experiments: each team-draft arm's outcome (GET /v1/experiments/{id}) and its preference
+// over time from the gateway's in-process samples, drawn as an inline SVG.
+function chart(samples) {
+  const width = 560, height = 180, pad = 30;
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('class', 'chart'); svg.setAttribute('width', width); svg.setAttribute('height', height);
+  svg.setAttribute('viewBox', '0 0 ' + width + ' ' + height);
+  const add = (tag, attrs) => { const n = document.createElementNS('http://www.w3.org/2000/svg', tag);
+    for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v); svg.append(n); return n; };
+  if (samples.length === 0) { add('text', { x: pad, y: height / 2, fill: '#6b7380' }).textContent = 'no samples yet'; return svg; }
+  const t0 = samples[0].at, t1 = Math.max(samples[samples.length - 1].at, t0 + 1);
+  const lo = Math.min(-0.1, ...samples.map(s => s.ci_lower)), hi = Math.max(0.1, ...samples.map(s => s.ci_upper));
+  const x = t => pad + (t - t0) / (t1 - t0) * (width - 2 * pad);
+  const y = v => height - pad - (v - lo) / (hi - lo) * (height - 2 * pad);
+  const band = samples.map(s => x(s.at) + ',' + y(s.ci_upper)).concat(samples.slice().reverse().map(s => x(s.at) + ',' + y(s.ci_lower)));
+  add('polygon', { points: band.join(' '), fill: '#e07b1a33', stroke: 'none' });
+  add('line', { x1: pad, x2: width - pad, y1: y(0), y2: y(0), stroke: '#8a93a3', 'stroke-dasharray': '4 3' });
+  add('polyline', { points: samples.map(s => x(s.at) + ',' + y(s.delta)).join(' '), fill: 'none', stroke: '#e07b1a', 'stroke-width': 2 });
+  for (const s of samples) add('circle', { cx: x(s.at), cy: y(s.delta), r: 2, fill: '#e07b1a', class: 'sample' });
+  add('text', { x: 4, y: y(hi) + 4, 'font-size': 10 }).textContent = hi.toFixed(2);
+  add('text', { x: 4, y: y(lo) + 4, 'font-size': 10 }).textContent = lo.toFixed(2);
+  add('text', { x: 4, y: y(0) + 4, 'font-size': 10 }).textContent = '0';
+  add('text', { x: pad, y: height - 8, 'font-size': 10 }).textContent = new Date(t0 * 1000).toLocaleTimeString();
+  add('text', { x: width - pad - 60, y: height - 8, 'font-size': 10 }).textContent = new Date(t1 * 1000).toLocaleTimeString();
+  add('text', { x: width - pad - 200, y: 14, 'font-size': 11 }).textContent = 'Δ (B over A) with its 95 % interval';
+  return svg;
+}
+
+async function renderExperiments(main, generation) {
+  const overview = Console.overview;
+  const box = el('div', { id: 'experiments' });
+  main.append(el('p', { class: 'meta', text: 'Team-draft arms of interleaving.arms. Samples every ' + overview.sample_interval_ms +
+    ' ms, kept in this gateway process only (a restart starts the chart again).' }), box);
+  if (overview.experiments.length === 0) {
+    box.append(el('p', { text: 'No team-draft arms are configured (interleaving.arms with mode: team_draft).' }));
+    main.dataset.ready = 'true';
+    return;
+  }
+  async function refresh() {
+    const parts = [];
+    for (const id of overview.experiments) {
+      const [outcome, history] = await Promise.all([getJSON('/v1/experiments/' + encodeURIComponent(id)),
+        getJSON('/v1/admin/experiments/' + encodeURIComponent(id) + '/history')]);
+      const p = outcome.preference;
+      const rows = outcome.pairs.map(pair => el('tr', {},
+        el('td', { text: teamName(pair.first, outcome.teams) + ' vs ' + teamName(pair.second, outcome.teams) }),
+        el('td', { text: outcome.impressions }), el('td', { text: pair.wins_first }), el('td', { text: pair.wins_second }),
+        el('td', { text: pair.ties }), el('td', { text: fixed(pair.preference.delta, 3) }),
+        el('td', { text: '[' + fixed(pair.preference.ci_lower, 3) + ', ' + fixed(pair.preference.ci_upper, 3) + ']' }),
+        el('td', { text: fixed(pair.p_value, 4) })));
+      parts.push(el('section', { class: 'experiment', 'data-id': id, 'data-impressions': outcome.impressions },
+        el('h3', { text: id }),
+        el('table', {}, el('tr', {}, ['pair', 'impressions', 'wins first', 'wins second', 'ties', 'Δ', '95 % interval', 'p-value'].map(h => el('th', { text: h }))), rows),
+        el('div', { class: 'meta', text: 'A vs B: Δ ' + fixed(p.delta, 3) + ' [' + fixed(p.ci_lower, 3) + ', ' + fixed(p.ci_upper, 3) + '], p ' + fixed(outcome.p_value, 4) +
+          ' · ' + history.samples.length + ' samples' }),
+        chart(history.samples)));
+    }
+    if (generation === Console.generation) { box.replaceChildren(...parts); main.dataset.ready = 'true'; }
+  }
+  await refresh();
+  every(Math.max(2000, overview.sample_interval_ms), () => refresh().catch(e => status(e.message)));
+}
