@@ -307,6 +307,10 @@ let package = Package(
             name: "BraidRedisTests",
             dependencies: ["BraidRedis", "BraidTestSupport", "CHiredis"],
             swiftSettings: strictness),
+        .testTarget(
+            name: "BraidHarnessTests",
+            dependencies: ["BraidHarness", "BraidTestSupport"],
+            swiftSettings: strictness),
         // Deploy/: Kubernetes manifests, systemd units, configuration examples, Grafana dashboard.
         .testTarget(
             name: "BraidDeployTests",
