@@ -82,7 +82,7 @@ let package = Package(
         .target(
             name: "BraidRedis",
             dependencies: [
-                "CHiredis", "BraidCore",
+                "CHiredis",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
