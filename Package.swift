@@ -70,7 +70,6 @@ let package = Package(
                 "CRdKafka",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
@@ -83,7 +82,7 @@ let package = Package(
         .target(
             name: "BraidRedis",
             dependencies: [
-                "CHiredis", "BraidCore",
+                "CHiredis",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

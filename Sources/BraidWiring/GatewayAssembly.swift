@@ -29,13 +29,13 @@ public struct GatewayAssembly: Sendable {
     public init(configuration: BraidConfiguration, logger: Logger = Logger(label: "braid.gateway")) throws {
         self.configuration = configuration
         try configuration.validateConsoleExposure()
-        let redis = RedisClient(configuration: try configuration.redis.clientConfiguration())
+        let redis = try configuration.redis.makeClient()
         let keys = configuration.redis.cacheKeys
         let store = PrecomputeStore(redis: redis, keys: keys)
         let source = SearchSourceFactory.make(configuration.search)
         let corpus = SQLiteComponentProvider(path: configuration.search.sqlitePath)
         let provider = FeedComponentProvider(campaigns: configuration.campaigns, corpus: corpus)
-        let producer = try KafkaProducer(configuration: configuration.kafka.producer(clientID: "braid-gateway"))
+        let producer = try configuration.kafka.makeProducer(clientID: "braid-gateway")
         let requests = DeduplicatingPublisher(
             publisher: RequestPublisher(producer: producer, topic: configuration.kafka.requestsTopic), redis: redis, keys: keys)
         let gateway = configuration.gateway
