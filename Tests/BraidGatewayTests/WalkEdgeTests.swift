@@ -148,3 +148,48 @@ struct WalkEdgeTests {
         }
     }
 }
+
+/// A cold page whose prefix comes up short reads the rest in a second query: a document that
+/// moves into the list between the two must not bring one of the prefix's documents back.
+@Suite("Cold pages under churn", .serialized)
+struct ColdPageChurnTests {
+    /// The real SQLite source; right after the first prefix query (nothing excluded) answers,
+    /// a new top-ranked recipe is written, before the gateway asks for the rest.
+    final class InsertingSource: SearchSource {
+        let base: SQLiteSearchSource
+        let inserted = Countdown(0)
+
+        init(base: SQLiteSearchSource) {
+            self.base = base
+        }
+
+        func search(_ request: SearchRequest) async throws -> SearchResult {
+            let result = try await base.search(request)
+            if request.excluding.isEmpty, request.size > 0, inserted.value == 0 {
+                inserted.countUp()
+                try await CorpusWriter.add([CorpusRecipe(id: "newcomer", title: "Rice Rice Rice Rice")], path: base.path)
+            }
+            return result
+        }
+    }
+
+    @Test("A short prefix's rest is read without the prefix's documents")
+    func theRestOfAShortPrefixBringsNothingBack() async throws {
+        try await ColdPageTests.withCorpus(documents: 600) { gateway, store, sqlite, materializer in
+            // A snapshot larger than the ranking's configured size: the prefix's spare room is too small.
+            _ = try await materializer.materialize(
+                .init(ranking: "featured", query: "rice", size: 150), id: UUID().uuidString, ttlSeconds: nil, requestedAt: Date())
+            let recorder = ColdPageTests.Recorder()
+            let source = InsertingSource(base: sqlite)
+            let cold = ColdPageTests.service(
+                gateway, store: store, source: ColdPageTests.DelayingSource(base: source, delay: .zero, recorder: recorder), cold: true)
+            let page = try await cold.page(SearchParameters(query: "rice", perPage: 40, session: "c1"))
+            let events = recorder.all.map(\.what)
+            try #require(events.contains { $0.hasPrefix("live prefix") } && source.inserted.value == 1, "\(events)")
+            try #require(events.contains { $0.hasPrefix("live range") && !$0.hasSuffix("+0") }, "the prefix was not short: \(events)")
+            let ids = page.items.map(\.id)
+            #expect(Set(ids).count == ids.count, "shown twice: \(ids)")
+            #expect(ids.count == 40)
+        }
+    }
+}

@@ -245,7 +245,7 @@ public struct SearchService: Sendable {
     /// the prefix with B's placed documents removed, which is exactly what the sequential query
     /// would have returned. When more of B's documents fall inside the prefix than it spared
     /// room for (or the snapshot is larger than the ranking's configured size), the prefix is
-    /// short: the rest is then fetched from where it ends.
+    /// short: the rest is then fetched without the prefix's documents.
     ///
     /// A's total without the placed documents: when the snapshot was ranked in the match
     /// generation the source still reports (``RankingSnapshot/matchGeneration``), each placed
@@ -294,7 +294,8 @@ public struct SearchService: Sendable {
         placed: [String], aRange: Range<Int>, query: String
     ) async throws(GatewayError) -> LiveRange {
         let prefix = try prefix.get()
-        switch PrefixReconciliation.slice(prefix: prefix.hits, requested: window, excluding: Set(placed), range: aRange) {
+        let excluded = Set(placed)
+        switch PrefixReconciliation.slice(prefix: prefix.hits, requested: window, excluding: excluded, range: aRange) {
         case .complete(let hits):
             let total: Int
             if let count {
@@ -309,8 +310,13 @@ public struct SearchService: Sendable {
             }
             return LiveRange(aRange: aRange, hits: hits, total: total)
         case .short(let have, let next):
-            let rest = try await liveRange(query: query, excluding: placed, range: next..<aRange.upperBound)
-            return LiveRange(aRange: aRange, hits: have + rest.hits, total: rest.total)
+            // The rest is a second read, and the index may have changed since the prefix: it is
+            // asked for without the prefix's documents rather than from an offset into a list
+            // that may have moved, so none of them can come again.
+            let before = prefix.hits.filter { !excluded.contains($0.id) }.map(\.id)
+            let rest = try await liveRange(
+                query: query, excluding: placed + before, range: (next - before.count)..<(aRange.upperBound - before.count))
+            return LiveRange(aRange: aRange, hits: have + rest.hits, total: rest.total + before.count)
         }
     }
 
