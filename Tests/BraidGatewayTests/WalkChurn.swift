@@ -172,11 +172,14 @@ struct WalkTrace: Sendable {
         var walk: String
         /// The cursor this page was asked with (nil: page 1).
         var cursor: String?
+        var arm: String
     }
 
     var name: String
     var query: String
     var perPage: Int
+    /// The experiment arm the walk's session fell in (`interleaving.arm`).
+    var arm = "?"
     var pages: [Page] = []
     /// Pages asked for again with the same cursor: which page, and what came back.
     var repeats: [(page: Int, again: Page)] = []
@@ -189,7 +192,15 @@ struct WalkTrace: Sendable {
         let items = pages.flatMap(\.items)
         let ids = items.map(\.id)
         let twice = Dictionary(grouping: ids, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
-        if !twice.isEmpty { found.append("\(name): shown twice: \(twice.prefix(8))") }
+        if !twice.isEmpty {
+            // Where: page, position and team of each showing.
+            let places = twice.prefix(8).map { id in
+                id + " at " + pages.enumerated().flatMap { number, page in
+                    page.items.filter { $0.id == id }.map { "page \(number + 1) position \($0.position) team \($0.team)" }
+                }.joined(separator: ", ")
+            }
+            found.append("\(name) [\(arm)]: shown twice: \(places)")
+        }
         if items.map(\.position) != Array(0..<items.count) { found.append("\(name): positions are not 0..<\(items.count)") }
         for (number, page) in pages.enumerated() {
             if requireExact, page.walk != "exact" { found.append("\(name) page \(number + 1): walk \(page.walk)") }

@@ -104,7 +104,9 @@ struct WalkPropertyTests {
         #expect(versions >= 20, "only \(versions) writes")
         #expect(pages >= 200, "only \(pages) pages")
         #expect(repeats >= 10, "only \(repeats) pages asked for again")
-        print("walks: \(traces.count), pages: \(pages), pages asked again: \(repeats), writes: \(versions)")
+        print("walks: \(traces.count), pages: \(pages), pages asked again: \(repeats), writes: \(versions), arms: \(traces.map(\.arm).sorted())")
+        // Two-ranking pattern and team-draft walks, and multileaved ones.
+        #expect(Set(traces.map(\.arm)) == ["ab", "draft", "multi"], "\(traces.map(\.arm))")
         let changedUnderAWalk = traces.filter { trace in
             guard let first = trace.pages.first, let last = trace.pages.last else { return false }
             return churn.versions(during: first.started...last.ended).count > 3
@@ -150,6 +152,7 @@ struct WalkPropertyTests {
         while true {
             let page = try await fetch(query: query, perPage: perPage, cursor: cursor, session: name, client: client)
             trace.pages.append(page)
+            trace.arm = page.arm
             if cursor != nil, Int.random(in: 0..<8, using: &random) == 0 {
                 trace.repeats.append((trace.pages.count - 1, try await fetch(query: query, perPage: perPage, cursor: cursor, session: name, client: client)))
             }
@@ -181,7 +184,7 @@ struct WalkPropertyTests {
         }
         return WalkTrace.Page(
             started: started, ended: ended, items: items, nextCursor: body["next_cursor"] as? String,
-            walk: body["walk"] as? String ?? "?", cursor: cursor)
+            walk: body["walk"] as? String ?? "?", cursor: cursor, arm: (body["interleaving"] as? [String: Any])?["arm"] as? String ?? "?")
     }
 }
 
