@@ -104,8 +104,8 @@ extension SearchService {
                 return served
             case .existing(let stored, let expiry):
                 // Another request for this cursor recorded the page first: serve that one.
-                Counter(label: "braid_gateway_walk_pages_total", dimensions: [("outcome", "served_again")]).increment()
                 guard stored != page else {
+                    Counter(label: "braid_gateway_walk_pages_total", dimensions: [("outcome", "served_again")]).increment()
                     var again = served
                     again.replayExpiry = expiry
                     return again
@@ -138,6 +138,7 @@ extension SearchService {
         _ page: WalkRecord.Page, query: String, placed: [String], shown: [String], open: Range<Int>, expiresAt: Int64
     ) async throws(GatewayError) -> LiveSide {
         guard let total = page.aTotal else { return try await offsetSide(query: query, placed: placed, open: open, mode: .lost) }
+        Counter(label: "braid_gateway_walk_pages_total", dimensions: [("outcome", "served_again")]).increment()
         guard !page.ids.isEmpty else { return LiveSide(hits: [], from: open.lowerBound, total: total, mode: .recorded, replayExpiry: expiresAt) }
         let excluded = placed.count + shown.count <= SearchRequest.maxExcluded ? placed + shown : []
         let result = try await live(SearchRequest(
