@@ -179,8 +179,8 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var previousCursorKey = ""
         public var previousCursorKeyUntil = ""
         public var cursorTtlSeconds = 3_600
-        /// Most bytes of one walk's record in Redis (the A documents it has shown; about 4-8
-        /// bytes a document with short ids); past it the walk is paged by offset. 0: no records,
+        /// Most bytes of one walk's record in Redis (the A documents it has shown; 5-7 bytes
+        /// a document with ids like r012345); past it the walk is paged by offset. 0: no records,
         /// every walk is paged by offset.
         public var walkMaxBytes = 32_768
         public var nearCacheBytes = 64 << 20
