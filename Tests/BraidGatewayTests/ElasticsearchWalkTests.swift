@@ -12,7 +12,7 @@ import Testing
 /// A walk over Elasticsearch, which cannot run here: the gateway (real Redis) against a stand-in
 /// `_search` endpoint answering from a fixture index. What is under test is what the gateway
 /// asks Elasticsearch on each page of a walk and what the cursors carry.
-@Suite("Walks over Elasticsearch (fixture index)", .serialized)
+@Suite("Walks over Elasticsearch (fixture index)", .serialized, .integration)
 struct ElasticsearchWalkTests {
     /// A fixture index: documents by id with a score, changed by the test between pages.
     final class FixtureIndex: Sendable {

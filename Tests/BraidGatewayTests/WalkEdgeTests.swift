@@ -13,7 +13,7 @@ import Testing
 /// The walk's edges, one at a time, through the real gateway and Redis: A running out before B,
 /// a record gone or full, page 1's documents too long for its cursor, and walks begun with
 /// `page=k`.
-@Suite("Walk edges", .serialized)
+@Suite("Walk edges", .serialized, .integration)
 struct WalkEdgeTests {
     /// A gateway on one plain AB arm over `fixture`, whose corpus gains `extra` recipes first.
     static func configuration(_ fixture: WorkerFixture, bSize: Int = 20) -> BraidConfiguration {
@@ -151,7 +151,7 @@ struct WalkEdgeTests {
 
 /// A cold page whose prefix comes up short reads the rest in a second query: a document that
 /// moves into the list between the two must not bring one of the prefix's documents back.
-@Suite("Cold pages under churn", .serialized)
+@Suite("Cold pages under churn", .serialized, .integration)
 struct ColdPageChurnTests {
     /// The real SQLite source; right after the first prefix query (nothing excluded) answers,
     /// a new top-ranked recipe is written, before the gateway asks for the rest.

@@ -16,7 +16,7 @@ import Testing
 /// the SQLite corpus (and rebuilds its full-text indexes) between and during their pages. Each
 /// walk is checked by ``WalkTrace/violations(_:codec:requireExact:)`` against what the corpus
 /// matched when.
-@Suite("Walks under churn", .serialized)
+@Suite("Walks under churn", .serialized, .integration)
 struct WalkPropertyTests {
     static let queries = ["curry", "chicken", "soup", "cake", "pasta", "rice", "カレー"]
 

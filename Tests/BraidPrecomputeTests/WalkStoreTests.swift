@@ -5,7 +5,7 @@ import BraidTestSupport
 import Foundation
 import Testing
 
-@Suite("walk records against a real Redis")
+@Suite("walk records against a real Redis", .integration)
 struct WalkStoreTests {
     static func page(_ ids: [String], total: Int? = 100) -> WalkRecord.Page { WalkRecord.Page(ids: ids, aTotal: total) }
 
