@@ -305,7 +305,14 @@ let package = Package(
             linkerSettings: localLibrdkafka),
         .testTarget(
             name: "BraidRedisTests",
-            dependencies: ["BraidRedis", "BraidTestSupport", "CHiredis"],
+            dependencies: [
+                "BraidRedis", "BraidCore", "BraidTestSupport", "CHiredis",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                // Scripted nodes: NIOAsyncTestingChannel in place of sockets.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
             swiftSettings: strictness),
         // Deploy/: Kubernetes manifests, systemd units, configuration examples, Grafana dashboard.
         .testTarget(
