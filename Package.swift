@@ -254,8 +254,15 @@ let package = Package(
             swiftSettings: strictness),
         .testTarget(
             name: "BraidWorkerTests",
-            dependencies: ["BraidWorker", "BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka", "BraidSources", "BraidTestSupport"],
-            swiftSettings: strictness),
+            dependencies: [
+                "BraidWorker", "BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka", "BraidSources", "BraidTestSupport",
+                // librdkafka's mock cluster, for the worker's retry path without a broker.
+                "CRdKafka",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictness,
+            linkerSettings: localLibrdkafka),
         .testTarget(
             name: "BraidGatewayTests",
             dependencies: [
