@@ -221,4 +221,26 @@ struct WorkerRetryTests {
         _ = try await Self.deadLetters(cluster, expecting: 0)
         try await Self.expectAllCommitted(cluster, values.count)
     }
+
+    /// The worker's service cancelled outright (no graceful shutdown) while requests wait out
+    /// an outage: it still returns, giving the held requests up for redelivery.
+    @Test func aWorkerCancelledDuringAnOutageStillReturns() async throws {
+        let cluster = try await Self.setUp((0..<4).map { "request \($0)" })
+        let processor = ScriptedProcessor { _, _, down in down ? .transient("503 from the source", dependency: .searchSource) : nil }
+        processor.down.store(true, ordering: .relaxed)
+        let configuration = PrecomputeWorker.Configuration(
+            concurrency: 2, pauseAfterFailures: 1, probe: Backoff(initial: .milliseconds(50), maximum: .milliseconds(100)))
+        let (worker, producer) = try Self.worker(cluster, processor: processor, configuration: configuration)
+        let running = Task { try await worker.run() }
+        try await Self.eventually("an outage under way") { processor.probeCount >= 2 }
+        running.cancel()
+        let returned = Atomic<Bool>(false)
+        Task {
+            _ = try? await running.value
+            returned.store(true, ordering: .relaxed)
+        }
+        try await Self.eventually("run() returning after cancellation") { returned.load(ordering: .relaxed) }
+        await producer.shutdown()
+        _ = try await Self.deadLetters(cluster, expecting: 0)
+    }
 }
