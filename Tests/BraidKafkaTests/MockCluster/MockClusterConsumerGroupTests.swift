@@ -145,4 +145,31 @@ struct MockClusterConsumerGroupTests {
         #expect(try await again.next()?.offset == stuck.offset)
         await next.close()
     }
+
+    /// Known issue: close() unsubscribes before the revocation runs, and librdkafka sends no
+    /// heartbeats without a subscription. A handed-out message that takes longer than
+    /// `session.timeout.ms` to finish during close() therefore costs the commit (the group
+    /// has dropped the member: UNKNOWN_MEMBER_ID), and the finished message is delivered
+    /// again, although the revocation timeout (10 s by default) outlasts the session (6 s).
+    @Test func aFinishSlowerThanTheSessionTimeoutDuringCloseLosesTheCommit() async throws {
+        let cluster = try KafkaMockCluster()
+        let (topic, group) = ("jobs", "group")
+        try cluster.createTopic(topic, partitions: 1)
+        try await Self.produce(0..<3, to: topic, partitions: 1, on: cluster)
+        var configuration = cluster.consumerConfiguration(topic: topic, group: group)
+        configuration.sessionTimeoutMilliseconds = 1_500
+        configuration.revocationTimeoutMilliseconds = 120_000
+        let consumer = try KafkaConsumer(configuration: configuration, logger: Self.quiet)
+        var iterator = consumer.messages.makeAsyncIterator()
+        let slow = try #require(try await iterator.next())
+        let closing = Task { await consumer.close() }
+        try await KafkaTest.eventually("the revocation to begin", within: 120) { !consumer.isCurrent(slow) }
+        try await Task.sleep(for: .seconds(3))  // twice the session timeout
+        try consumer.storeOffset(slow)  // within the revocation timeout: the revocation takes it
+        await closing.value
+        let lag = try await KafkaAdmin(brokers: cluster.brokers, timeoutMilliseconds: 5_000, logger: Self.quiet).lag(group: group, topic: topic)
+        withKnownIssue("librdkafka sends no heartbeats during close(), so the commit on revocation fails after the session timeout") {
+            #expect(lag.first?.committed == 1)
+        }
+    }
 }
