@@ -253,8 +253,15 @@ let package = Package(
             swiftSettings: strictness),
         .testTarget(
             name: "BraidWorkerTests",
-            dependencies: ["BraidWorker", "BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka", "BraidSources", "BraidTestSupport"],
-            swiftSettings: strictness),
+            dependencies: [
+                "BraidWorker", "BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka", "BraidSources", "BraidTestSupport",
+                // librdkafka's mock cluster, for the worker's retry path without a broker.
+                "CRdKafka",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictness,
+            linkerSettings: localLibrdkafka),
         .testTarget(
             name: "BraidGatewayTests",
             dependencies: [
@@ -304,7 +311,14 @@ let package = Package(
             linkerSettings: localLibrdkafka),
         .testTarget(
             name: "BraidRedisTests",
-            dependencies: ["BraidRedis", "BraidTestSupport", "CHiredis"],
+            dependencies: [
+                "BraidRedis", "BraidCore", "BraidTestSupport", "CHiredis",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                // Scripted nodes: NIOAsyncTestingChannel in place of sockets.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidHarnessTests",
