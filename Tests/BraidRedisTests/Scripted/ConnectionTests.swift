@@ -17,7 +17,7 @@ struct ConnectionTests {
         RedisConfiguration(
             host: node.host, port: node.port, username: username, password: password, database: database, poolSize: 1,
             commandTimeout: commandTimeout, connectTimeout: .milliseconds(500),
-            reconnectBackoff: Backoff(initial: .milliseconds(5), maximum: .milliseconds(20)))
+            reconnectBackoff: .init(initial: .milliseconds(5), maximum: .milliseconds(20)))
     }
 
     /// Polls `condition` for up to two minutes: in the fast tier every test runs at once, and

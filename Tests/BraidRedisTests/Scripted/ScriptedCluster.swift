@@ -45,7 +45,7 @@ final class ScriptedCluster: Sendable {
     static func configuration(seeds: [RedisEndpoint], commandTimeout: Duration = .seconds(120)) -> RedisConfiguration {
         RedisConfiguration(
             host: seeds[0].host, port: seeds[0].port, poolSize: 1, commandTimeout: commandTimeout, connectTimeout: .milliseconds(500),
-            reconnectBackoff: Backoff(initial: .milliseconds(5), maximum: .milliseconds(50)),
+            reconnectBackoff: .init(initial: .milliseconds(5), maximum: .milliseconds(50)),
             cluster: .init(seeds: seeds, minimumRefreshInterval: .milliseconds(10)))
     }
 
