@@ -219,8 +219,9 @@ let package = Package(
         .executableTarget(
             name: "braid-dev",
             dependencies: [
-                "BraidHarness", "BraidTestSupport",
+                "BraidHarness", "BraidTestSupport", "BraidFaults",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/BraidDev",
             swiftSettings: strictness),
@@ -239,6 +240,15 @@ let package = Package(
             path: "Tests/BraidTestSupport",
             swiftSettings: strictness),
 
+        // The fault scenarios of `make faults` (`braid-dev faults`): real processes, one fault
+        // each, figures and a verdict. Test machinery like BraidTestSupport, whose fixtures they
+        // use; the integration tests that twin a scenario run it at a small scale.
+        .target(
+            name: "BraidFaults",
+            dependencies: ["BraidCore", "BraidRedis", "BraidKafka", "BraidHarness", "BraidTestSupport"],
+            path: "Tests/BraidFaults",
+            swiftSettings: strictness),
+
         .testTarget(
             name: "BraidCoreTests",
             dependencies: ["BraidCore", "BraidTestSupport"],
@@ -253,13 +263,15 @@ let package = Package(
             swiftSettings: strictness),
         .testTarget(
             name: "BraidWorkerTests",
-            dependencies: ["BraidWorker", "BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka", "BraidSources", "BraidTestSupport"],
+            dependencies: [
+                "BraidWorker", "BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka", "BraidSources", "BraidTestSupport", "BraidFaults",
+            ],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidGatewayTests",
             dependencies: [
                 "BraidGateway", "BraidWiring", "BraidConfig", "BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka",
-                "BraidSources", "BraidTestSupport",
+                "BraidSources", "BraidTestSupport", "BraidFaults",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
@@ -309,6 +321,11 @@ let package = Package(
         .testTarget(
             name: "BraidHarnessTests",
             dependencies: ["BraidHarness", "BraidTestSupport"],
+            swiftSettings: strictness),
+        // The fault scenarios' pure parts: printed lines, session checks, the DLQ reason tally.
+        .testTarget(
+            name: "BraidFaultsTests",
+            dependencies: ["BraidFaults", "BraidTestSupport"],
             swiftSettings: strictness),
         // Deploy/: Kubernetes manifests, systemd units, configuration examples, Grafana dashboard.
         .testTarget(
