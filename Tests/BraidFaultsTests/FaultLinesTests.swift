@@ -1,3 +1,6 @@
+import BraidHarness
+import Foundation
+import Synchronization
 import Testing
 
 @testable import BraidFaults
@@ -65,5 +68,52 @@ struct FaultLinesTests {
         #expect(FaultCatalog.select("all")?.count == 6)
         #expect(FaultCatalog.select("reshard")?.map(\.name) == ["reshard"])
         #expect(FaultCatalog.select("resharding") == nil)
+    }
+}
+
+/// The runner: every scenario's lines in order, a thrown error as a FAIL, the failures named.
+@Suite("Fault runner")
+struct FaultRunnerTests {
+    struct Scripted: FaultScenario {
+        struct Broken: Error, CustomStringConvertible {
+            var description: String { "the broker did not start" }
+        }
+
+        let name: String
+        let outcome: Bool?
+
+        func run(on stack: FaultStack) async throws -> FaultResult {
+            guard let outcome else { throw Broken() }
+            var result = FaultResult()
+            result.figure("pages", 12)
+            result.verdict(outcome, "non-200 pages 3")
+            if !outcome { result.diagnose("  walk: HTTP 503") }
+            return result
+        }
+    }
+
+    @Test func aThrownScenarioFailsWithItsErrorAndTheOthersStillRun() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("faults-runner-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let stack = FaultStack(
+            run: try await RunDirectory(folder), redisURL: "redis://127.0.0.1:1", brokers: "127.0.0.1:1", brokerPID: 0,
+            corpus: folder.appendingPathComponent("corpus.sqlite"), binary: "/bin/false")
+        let printed = Lines()
+        let diagnosed = Lines()
+        let failed = await FaultRunner.run(
+            [Scripted(name: "a", outcome: nil), Scripted(name: "b", outcome: true), Scripted(name: "c", outcome: false)], on: stack,
+            print: printed.add, diagnose: diagnosed.add)
+        #expect(failed == ["a", "c"])
+        #expect(
+            printed.all == [
+                "FAULT a FAIL: the broker did not start", "FAULT b pages 12", "FAULT b PASS", "FAULT c pages 12", "FAULT c FAIL: non-200 pages 3",
+            ])
+        #expect(diagnosed.all == ["  walk: HTTP 503"])
+    }
+
+    final class Lines: Sendable {
+        private let lines = Mutex<[String]>([])
+        var all: [String] { lines.withLock { $0 } }
+        func add(_ line: String) { lines.withLock { $0.append(line) } }
     }
 }
