@@ -36,9 +36,10 @@ fuzz: bootstrap
 bench: bootstrap
 	@Deploy/local/bench.sh $(ONLY)
 
-## Fault injection on loopback (broker frozen, worker killed, Redis restarted, hostile messages); ONLY=<scenario>.
+## Fault injection on loopback: FAULT lines and a verdict per scenario (broker frozen, worker killed, Redis restarted, hostile messages, cluster resharded, cluster primary killed); ONLY=<scenario>, BRAID=<binary>.
 faults: bootstrap
-	@Deploy/local/faults.sh $(ONLY)
+	@swift build -c release
+	@$(RELEASE_BIN)/braid-dev faults $(ONLY)
 
 ## Release tarball .build/dist/braid-<VERSION>-linux-<arch>.tar.gz: static Swift runtime, librdkafka and hiredis next to the binary, config, schemas, systemd units.
 dist:

@@ -219,8 +219,9 @@ let package = Package(
         .executableTarget(
             name: "braid-dev",
             dependencies: [
-                "BraidHarness", "BraidTestSupport",
+                "BraidHarness", "BraidTestSupport", "BraidFaults",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/BraidDev",
             swiftSettings: strictness),
@@ -239,6 +240,15 @@ let package = Package(
             path: "Tests/BraidTestSupport",
             swiftSettings: strictness),
 
+        // The fault scenarios of `make faults` (`braid-dev faults`): real processes, one fault
+        // each, figures and a verdict. Test machinery like BraidTestSupport, whose fixtures they
+        // use; the integration tests that twin a scenario run it at a small scale.
+        .target(
+            name: "BraidFaults",
+            dependencies: ["BraidCore", "BraidRedis", "BraidKafka", "BraidHarness", "BraidTestSupport"],
+            path: "Tests/BraidFaults",
+            swiftSettings: strictness),
+
         .testTarget(
             name: "BraidCoreTests",
             dependencies: ["BraidCore", "BraidTestSupport"],
@@ -254,7 +264,7 @@ let package = Package(
         .testTarget(
             name: "BraidWorkerTests",
             dependencies: [
-                "BraidWorker", "BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka", "BraidSources", "BraidTestSupport",
+                "BraidWorker", "BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka", "BraidSources", "BraidTestSupport", "BraidFaults",
                 // librdkafka's mock cluster, for the worker's retry path without a broker.
                 "CRdKafka",
                 .product(name: "Logging", package: "swift-log"),
@@ -266,7 +276,7 @@ let package = Package(
             name: "BraidGatewayTests",
             dependencies: [
                 "BraidGateway", "BraidWiring", "BraidConfig", "BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka",
-                "BraidSources", "BraidTestSupport",
+                "BraidSources", "BraidTestSupport", "BraidFaults",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
@@ -323,6 +333,11 @@ let package = Package(
         .testTarget(
             name: "BraidHarnessTests",
             dependencies: ["BraidHarness", "BraidTestSupport"],
+            swiftSettings: strictness),
+        // The fault scenarios' pure parts: printed lines, session checks, the DLQ reason tally.
+        .testTarget(
+            name: "BraidFaultsTests",
+            dependencies: ["BraidFaults", "BraidTestSupport"],
             swiftSettings: strictness),
         // Deploy/: Kubernetes manifests, systemd units, configuration examples, Grafana dashboard.
         .testTarget(
