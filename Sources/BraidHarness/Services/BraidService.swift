@@ -11,16 +11,18 @@ public final class BraidService: Sendable {
     public let process: ChildProcess
     /// The gateway's HTTP port (nil for a worker).
     public let port: Int?
+    public let placement: Placement
     private let run: RunDirectory
 
-    /// `http://127.0.0.1:<port>` of a gateway.
-    public var baseURL: String { "http://127.0.0.1:\(port ?? 0)" }
+    /// `http://<address>:<port>` of a gateway.
+    public var baseURL: String { "http://\(placement.address):\(port ?? 0)" }
 
-    private init(kind: Kind, name: String, process: ChildProcess, port: Int?, run: RunDirectory) {
+    private init(kind: Kind, name: String, process: ChildProcess, port: Int?, placement: Placement, run: RunDirectory) {
         self.kind = kind
         self.name = name
         self.process = process
         self.port = port
+        self.placement = placement
         self.run = run
     }
 
@@ -35,13 +37,15 @@ public final class BraidService: Sendable {
     /// GET /healthz answers 200. Its log is `<name>.log` in the run folder.
     public static func gateway(
         in run: RunDirectory, name: String = "gateway", port: Int? = nil, arguments: [String] = [],
-        environment: [String: String], binary: String = binary, timeout: Duration = .seconds(60)
+        environment: [String: String], binary: String = binary, timeout: Duration = .seconds(60), on placement: Placement = .loopback
     ) async throws(HarnessError) -> BraidService {
         let port = try Ports.given(port)
+        var listen = ["BRAID_GATEWAY_PORT": "\(port)"]
+        if placement != .loopback { listen["BRAID_GATEWAY_HOST"] = placement.address }
         let process = try await run.start(
-            binary, ["gateway"] + arguments, environment: environment.merging(["BRAID_GATEWAY_PORT": "\(port)"]) { $1 },
-            log: "\(name).log")
-        let service = BraidService(kind: .gateway, name: name, process: process, port: port, run: run)
+            binary, ["gateway"] + arguments, environment: environment.merging(listen) { $1 }, log: "\(name).log",
+            namespace: placement.namespace)
+        let service = BraidService(kind: .gateway, name: name, process: process, port: port, placement: placement, run: run)
         try await Readiness.wait(for: "the gateway \(name)", process: process, timeout: timeout, interval: .milliseconds(100)) {
             await HTTPProbe.isOK("\(service.baseURL)/healthz")
         }
@@ -52,10 +56,11 @@ public final class BraidService: Sendable {
     /// topic, waits until the worker owns partitions of it.
     public static func worker(
         in run: RunDirectory, name: String = "worker", arguments: [String] = [], environment: [String: String],
-        assignedFrom topic: String? = nil, binary: String = binary, timeout: Duration = .seconds(60)
+        assignedFrom topic: String? = nil, binary: String = binary, timeout: Duration = .seconds(60), on placement: Placement = .loopback
     ) async throws(HarnessError) -> BraidService {
-        let process = try await run.start(binary, ["worker"] + arguments, environment: environment, log: "\(name).log")
-        let service = BraidService(kind: .worker, name: name, process: process, port: nil, run: run)
+        let process = try await run.start(
+            binary, ["worker"] + arguments, environment: environment, log: "\(name).log", namespace: placement.namespace)
+        let service = BraidService(kind: .worker, name: name, process: process, port: nil, placement: placement, run: run)
         if let topic {
             try await service.waitUntilAssigned(topic, timeout: timeout)
         }
