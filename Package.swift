@@ -220,11 +220,33 @@ let package = Package(
         .executableTarget(
             name: "braid-dev",
             dependencies: [
-                "BraidHarness", "BraidTestSupport",
+                "BraidHarness", "BraidTestSupport", "BraidBenchmarks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/BraidDev",
-            swiftSettings: strictness),
+            swiftSettings: strictness,
+            linkerSettings: localLibrdkafka),
+
+        // The benchmarks of `make bench` (`braid-dev bench`): each group starts what it needs
+        // through the harness, runs its external baseline (redis-benchmark, kcat, wrk) and
+        // measures ours in the same run, and prints FIGURE and RATIO lines. A target of this
+        // package, not a package of its own under Benchmarks/: a second package would compile
+        // every dependency a second time in release (10+ minutes on 2 cores). `braid` does not
+        // link it.
+        .target(
+            name: "BraidBenchmarks",
+            dependencies: [
+                "BraidHarness", "BraidCore", "BraidConfig", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute",
+                "BraidWiring",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Benchmarks/BraidBenchmarks",
+            swiftSettings: strictness,
+            linkerSettings: localLibrdkafka),
 
         // Test helpers: the integration tier's servers (from BRAID_TEST_* or started through the
         // harness), its trait, and fixtures shared by tests, fault scenarios and benchmarks.
@@ -240,6 +262,10 @@ let package = Package(
             path: "Tests/BraidTestSupport",
             swiftSettings: strictness),
 
+        .testTarget(
+            name: "BraidBenchmarksTests",
+            dependencies: ["BraidBenchmarks"],
+            swiftSettings: strictness),
         .testTarget(
             name: "BraidCoreTests",
             dependencies: ["BraidCore", "BraidTestSupport"],
