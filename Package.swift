@@ -186,14 +186,13 @@ let package = Package(
             ],
             swiftSettings: strictness),
 
-        // One CLI: version, plan, gateway, worker, publish, seed, ops, bench.
+        // One CLI: version, plan, gateway, worker, publish, seed, ops, experiment.
         .executableTarget(
             name: "braid",
             dependencies: [
                 "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute", "BraidWorker", "BraidConfig",
                 "BraidWiring",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
