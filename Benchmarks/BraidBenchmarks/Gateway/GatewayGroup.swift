@@ -154,9 +154,9 @@ struct GatewayGroup {
                 }
             }
         }
-        let coldMisses = try await coldMisses(cold) - coldBefore
-        guard coldMisses >= coldPages.coldPages else {
-            throw BenchmarkError("the cold gateway read only \(coldMisses) snapshots from Redis for \(coldPages.coldPages) pages")
+        let coldReads = try await coldMisses(cold) - coldBefore
+        guard coldReads >= coldPages.coldPages else {
+            throw BenchmarkError("the cold gateway read only \(coldReads) snapshots from Redis for \(coldPages.coldPages) pages")
         }
 
         // What was measured is what was meant: snapshots from the near-cache, components from
