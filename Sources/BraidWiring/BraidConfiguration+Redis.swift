@@ -39,6 +39,14 @@ extension BraidConfiguration.RedisSection {
         return configuration
     }
 
+    /// A client of ``clientConfiguration()``; `poolSize` replaces `redis.pool_size` (a one-shot
+    /// tool needs one connection per node).
+    public func makeClient(poolSize: Int? = nil) throws(ConfigurationError) -> RedisClient {
+        var configuration = try clientConfiguration()
+        if let poolSize { configuration.poolSize = max(1, poolSize) }
+        return RedisClient(configuration: configuration)
+    }
+
     public var cacheKeys: CacheKeys { CacheKeys(prefix: keyPrefix) }
 }
 

@@ -29,13 +29,13 @@ public struct GatewayAssembly: Sendable {
     public init(configuration: BraidConfiguration, logger: Logger = Logger(label: "braid.gateway")) throws {
         self.configuration = configuration
         try configuration.validateConsoleExposure()
-        let redis = RedisClient(configuration: try configuration.redis.clientConfiguration())
+        let redis = try configuration.redis.makeClient()
         let keys = configuration.redis.cacheKeys
         let store = PrecomputeStore(redis: redis, keys: keys)
         let source = SearchSourceFactory.make(configuration.search)
         let corpus = SQLiteComponentProvider(path: configuration.search.sqlitePath)
         let provider = FeedComponentProvider(campaigns: configuration.campaigns, corpus: corpus)
-        let producer = try KafkaProducer(configuration: configuration.kafka.producer(clientID: "braid-gateway"))
+        let producer = try configuration.kafka.makeProducer(clientID: "braid-gateway")
         let requests = DeduplicatingPublisher(
             publisher: RequestPublisher(producer: producer, topic: configuration.kafka.requestsTopic), redis: redis, keys: keys)
         let gateway = configuration.gateway
@@ -51,7 +51,8 @@ public struct GatewayAssembly: Sendable {
                 materializer: RankingMaterializer(store: store, source: source, rankings: configuration.materializedRankings),
                 requests: requests, logger: logger),
             source: source, codec: codec, impressions: impressions, cursorTTLSeconds: gateway.cursorTtlSeconds,
-            liveTimeout: liveTimeout, logger: logger)
+            liveTimeout: liveTimeout, walks: gateway.walkMaxBytes > 0 ? WalkStore(redis: redis, keys: keys, maxBytes: gateway.walkMaxBytes) : nil,
+            logger: logger)
         let components = ComponentService(
             feeds: configuration.feeds, store: store, provider: provider, search: search, requests: requests, codec: codec,
             cursorTTLSeconds: gateway.cursorTtlSeconds, storedItems: configuration.worker.componentItems, liveTimeout: liveTimeout,

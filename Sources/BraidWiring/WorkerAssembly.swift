@@ -31,7 +31,7 @@ public struct WorkerAssembly: Sendable {
     let httpClient: HTTPClient
 
     public init(configuration: BraidConfiguration, logger: Logger = Logger(label: "braid.worker")) throws {
-        let redis = RedisClient(configuration: try configuration.redis.clientConfiguration())
+        let redis = try configuration.redis.makeClient()
         let keys = configuration.redis.cacheKeys
         let store = PrecomputeStore(redis: redis, keys: keys)
         let worker = configuration.worker
@@ -50,7 +50,7 @@ public struct WorkerAssembly: Sendable {
             components: ComponentMaterializer(
                 store: store, provider: FeedComponentProvider(campaigns: configuration.campaigns, corpus: provider),
                 feeds: configuration.materializedFeeds, storedItems: configuration.worker.componentItems, rankings: rankings))
-        let producer = try KafkaProducer(configuration: configuration.kafka.producer(clientID: "braid-worker"))
+        let producer = try configuration.kafka.makeProducer(clientID: "braid-worker")
         let deadLetters = DeadLetterPublisher(producer: producer, topic: configuration.kafka.deadLetterTopic)
         let workerConfiguration = configuration.workerConfiguration
         var consumerConfiguration = configuration.kafka.workerConsumer()

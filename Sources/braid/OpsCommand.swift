@@ -1,6 +1,7 @@
 import ArgumentParser
 import BraidKafka
 import BraidConfig
+import BraidWiring
 
 /// `braid ops …`: tools for the people who run Braid.
 struct OpsCommand: AsyncParsableCommand {
@@ -37,7 +38,7 @@ struct LagCommand: AsyncParsableCommand {
         let configuration = try config.loadForService()
         try LibrdkafkaVersion.requireSupported()
         let kafka = configuration.kafka
-        let admin = try KafkaAdmin(brokers: kafka.brokers, properties: kafka.properties)
+        let admin = try kafka.makeAdmin()
         let group = group ?? kafka.consumerGroup
         let topic = topic ?? kafka.requestsTopic
         let partitions = try await admin.lag(group: group, topic: topic)

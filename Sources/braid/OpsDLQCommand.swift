@@ -77,18 +77,14 @@ struct DeadLetter: Sendable {
     /// committed (its lag is high − low), which reads them the way every broker gets right.
     static func readAll(_ kafka: BraidConfiguration.KafkaSection, topic: String, timeout: Duration) async throws -> [DeadLetter] {
         let group = "braid-ops-dlq-\(UUID().uuidString.prefix(8).lowercased())"
-        let admin = try KafkaAdmin(brokers: kafka.brokers, properties: kafka.properties)
+        let admin = try kafka.makeAdmin()
         let partitions = try await admin.lag(group: group, topic: topic)
         var end: [Int32: Int64] = [:]
         for partition in partitions where partition.lag > 0 { end[partition.partition] = partition.highWatermark }
         let expected = partitions.reduce(0) { $0 + $1.lag }
         guard !end.isEmpty else { return [] }
 
-        var configuration = KafkaConsumerConfiguration(brokers: kafka.brokers, groupID: group, topics: [topic])
-        configuration.clientID = "braid-ops-dlq"
-        configuration.offsetReset = .earliest
-        configuration.properties = kafka.properties
-        let consumer = try KafkaConsumer(configuration: configuration)
+        let consumer = try kafka.makeDeadLetterReader(group: group, topic: topic)
         let deadline = Task {
             try await Task.sleep(for: timeout)
             await consumer.close()
@@ -209,7 +205,7 @@ struct OpsDLQReplayCommand: AsyncParsableCommand {
         _ letters: [DeadLetter], to target: String, kafka: BraidConfiguration.KafkaSection, ledger: ReplayLedger
     ) async throws -> (delivered: Int, failed: Int) {
         guard !letters.isEmpty else { return (0, 0) }
-        let producer = try KafkaProducer(configuration: kafka.producer(clientID: "braid-ops-replay"))
+        let producer = try kafka.makeProducer(clientID: "braid-ops-replay")
         let progress = ProgressBar(name: "replay")
         var delivered = 0
         var failed = 0

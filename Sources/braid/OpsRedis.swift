@@ -8,16 +8,14 @@ import BraidWiring
 func withOpsRedis<T: Sendable>(
     _ configuration: BraidConfiguration, _ body: @Sendable (RedisClient) async throws -> T
 ) async throws -> T {
-    var clientConfiguration = try configuration.redis.clientConfiguration()
-    clientConfiguration.poolSize = 1
-    let client = RedisClient(configuration: clientConfiguration)
+    let client = try configuration.redis.makeClient(poolSize: 1)
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await client.run() }
         defer { group.cancelAll() }
         do {
             try await client.waitUntilConnected(timeout: .seconds(5))
         } catch {
-            throw OpsError("cannot connect to Redis at \(clientConfiguration.host):\(clientConfiguration.port): \(error)")
+            throw OpsError("cannot connect to Redis at \(client.configuration.host):\(client.configuration.port): \(error)")
         }
         return try await body(client)
     }

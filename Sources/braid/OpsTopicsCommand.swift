@@ -1,6 +1,7 @@
 import ArgumentParser
 import BraidKafka
 import BraidConfig
+import BraidWiring
 
 /// `braid ops topics …`.
 struct OpsTopicsCommand: AsyncParsableCommand {
@@ -33,7 +34,7 @@ struct OpsTopicsEnsureCommand: AsyncParsableCommand {
         let configuration = try config.loadForService()
         try LibrdkafkaVersion.requireSupported()
         let kafka = configuration.kafka
-        let admin = try KafkaAdmin(brokers: kafka.brokers, properties: kafka.properties)
+        let admin = try kafka.makeAdmin()
         var mismatched = 0
         for topic in [kafka.requestsTopic, kafka.deadLetterTopic, kafka.eventsTopic] {
             if try await admin.createTopic(topic, partitions: partitions, replicationFactor: replicationFactor) {

@@ -46,7 +46,7 @@ struct PublishCommand: AsyncParsableCommand {
         } else {
             requests = [try singleRequest()]
         }
-        let producer = try KafkaProducer(configuration: configuration.kafka.producer(clientID: "braid-publish"))
+        let producer = try configuration.kafka.makeProducer(clientID: "braid-publish")
         let publisher = RequestPublisher(producer: producer, topic: configuration.kafka.requestsTopic)
         let progress = ProgressBar(name: "publish")
         // With tracing on, each request is a root span whose context travels in its headers;

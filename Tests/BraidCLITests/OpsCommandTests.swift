@@ -163,6 +163,13 @@ struct OpsCommandTests {
         let filtered = try BraidBinary.run(["ops", "dlq", "list", "--reason-contains", "NO_SUCH"], environment: environment)
         #expect(filtered.stdout.contains("2 of 5 dead letters"), "\(filtered.stdout)")
 
+        // The reader gets kafka.session_timeout_ms as the workers' consumer does: librdkafka
+        // refuses one above max.poll.interval.ms (300 s by default) when creating either.
+        var longSession = environment
+        longSession["BRAID_KAFKA_SESSION_TIMEOUT_MS"] = "400000"
+        let refused = try BraidBinary.run(["ops", "dlq", "list"], environment: longSession)
+        #expect(refused.status == 1 && refused.stderr.contains("session.timeout.ms"), "\(refused.stdout) \(refused.stderr)")
+
         let dryRun = try BraidBinary.run(["ops", "dlq", "replay", "--dry-run"], environment: environment)
         #expect(dryRun.status == 0, "\(dryRun.stderr)")
         #expect(dryRun.stdout.contains("dry run: would replay 5 of 5 dead letters from \(dlq) to \(requests)"), "\(dryRun.stdout)")

@@ -1,6 +1,8 @@
 /// Exponential backoff: `initial` before the first retry, doubling after each further
-/// failure up to `maximum`, optionally with jitter. One policy for every retry loop in Braid
-/// (request retries, dead-letter publishing, Redis reconnects), so they cannot drift apart.
+/// failure up to `maximum`, optionally with jitter. One policy for the services' retry loops
+/// (request retries, dead-letter publishing, a paused worker's probes), so they cannot drift
+/// apart. BraidRedis, which depends on no Braid module, reconnects on the same schedule with
+/// its own `RedisConfiguration.ReconnectBackoff`.
 ///
 /// Pure: ``delay(beforeRetry:unitRandom:)`` takes the random draw as an argument, so a
 /// schedule is unit-tested without sleeping.

@@ -58,7 +58,7 @@ public struct GatewayRoutes: Sendable {
             let query = try QueryString.parse(request.uri.query)
             let content = try await components.content(
                 feed: try Self.name(context, "feed"), component: try Self.name(context, "component"),
-                user: try Self.user(query["user"]), cursor: try SearchParameters.text(query["cursor"], name: "cursor", maxLength: 512),
+                user: try Self.user(query["user"]), cursor: try SearchParameters.text(query["cursor"], name: "cursor", maxLength: CursorCodec.maxTextLength),
                 query: try Self.tabQuery(query["q"]))
             return Self.conditional(content, ifNoneMatch: request.headers[.ifNoneMatch])
         }

@@ -7,12 +7,20 @@ public struct ProcessIdentity: Codable, Sendable, Hashable {
     /// Field 22 of /proc/<pid>/stat: clock ticks after boot when it started.
     public var startTicks: UInt64
 
+    public init(pid: pid_t, startTicks: UInt64) {
+        self.pid = pid
+        self.startTicks = startTicks
+    }
+
     /// This process.
     public static var current: ProcessIdentity? { of(getpid()) }
 
     /// The identity of a running process, or nil when no process has that pid.
     public static func of(_ pid: pid_t) -> ProcessIdentity? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return nil }
+        // Read to the end: /proc files report a size of 0, which a size-based read may trust.
+        guard let file = FileHandle(forReadingAtPath: "/proc/\(pid)/stat") else { return nil }
+        defer { try? file.close() }
+        let stat = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
         // The command name (field 2) is in parentheses and may contain spaces: split after it.
         guard let close = stat.lastIndex(of: ")") else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")

@@ -1,4 +1,3 @@
-import BraidCore
 import Foundation
 
 /// Where and how to reach Redis: one server, or a Redis Cluster; plaintext or TLS.
@@ -17,7 +16,7 @@ public struct RedisConfiguration: Sendable, Hashable {
     public var connectTimeout: Duration
     /// Delays between reconnect attempts of a pool slot: jittered, so a fleet of processes
     /// does not reconnect in lockstep after a Redis restart.
-    public var reconnectBackoff: Backoff
+    public var reconnectBackoff: ReconnectBackoff
     /// TLS for every connection (`rediss://` URLs set it); nil speaks plaintext.
     public var tls: TLS?
     /// Cluster mode; nil talks to the single server at host:port.
@@ -76,7 +75,7 @@ public struct RedisConfiguration: Sendable, Hashable {
     public init(
         host: String = "127.0.0.1", port: Int = 6379, username: String? = nil, password: String? = nil, database: Int = 0,
         poolSize: Int = 4, commandTimeout: Duration = .milliseconds(500), connectTimeout: Duration = .seconds(2),
-        reconnectBackoff: Backoff = Backoff(initial: .milliseconds(50), maximum: .seconds(2), jitter: 0.5),
+        reconnectBackoff: ReconnectBackoff = ReconnectBackoff(initial: .milliseconds(50), maximum: .seconds(2), jitter: 0.5),
         tls: TLS? = nil, cluster: Cluster? = nil
     ) {
         self.host = host

@@ -1,4 +1,3 @@
-import BraidCore
 import Logging
 import Synchronization
 
