@@ -14,7 +14,7 @@ enum WorkerDirect {
         // What `braid worker` does first (logging and metrics, once per process): metrics are
         // part of the work measured.
         configuration.bootstrapObservability()
-        let redis = RedisClient(configuration: try configuration.redis.clientConfiguration())
+        let redis = try configuration.redis.makeClient()
         let source = SearchSourceFactory.make(configuration.search)
         let materializer = RankingMaterializer(
             store: PrecomputeStore(redis: redis, keys: configuration.redis.cacheKeys), source: source,

@@ -8,7 +8,7 @@ import Foundation
 /// the product builds (BraidWiring), for running `braid worker` processes to materialize.
 enum WorkerPublisher {
     static func publish(_ configuration: BraidConfiguration, requests: Int) async throws {
-        let producer = try KafkaProducer(configuration: configuration.kafka.producer(clientID: "braid-bench"))
+        let producer = try configuration.kafka.makeProducer(clientID: "braid-bench")
         let publisher = RequestPublisher(producer: producer, topic: configuration.kafka.requestsTopic)
         for request in WorkerRequests.make(count: requests, at: Date()) {
             try await publisher.send(request)
