@@ -32,9 +32,10 @@ fuzz: bootstrap
 	@swift build
 	@$(DEBUG_BIN)/braid-dev fuzz
 
-## Benchmarks: RATIO lines against baselines measured in the same run (ONLY=<group>).
+## Benchmarks (Benchmarks/): RATIO lines against baselines measured in the same run (ONLY=<group>).
 bench: bootstrap
-	@Deploy/local/bench.sh $(ONLY)
+	@swift build -c release
+	@$(RELEASE_BIN)/braid-dev bench $(ONLY)
 
 ## Fault injection on loopback: FAULT lines and a verdict per scenario (broker frozen, worker killed, Redis restarted, hostile messages, cluster resharded, cluster primary killed); ONLY=<scenario>, BRAID=<binary>.
 faults: bootstrap
