@@ -2,15 +2,17 @@ import BraidHarness
 import BraidTestSupport
 import Foundation
 
-/// `partition-worker-redis`: a worker, Redis and the broker each on a host of their own; 2,000
-/// requests are published, and a few seconds into their processing the worker's link to Redis
-/// is cut for 10 s (packets vanish). Passes when nothing was dead-lettered (the worker paused
+/// `partition-worker-redis`: a worker, Redis and the broker each on a host of their own; 6,000
+/// requests are published, and once 500 are written the worker's link to Redis is cut for
+/// 10 s (packets vanish). Passes when nothing was dead-lettered (the worker paused
 /// instead), every request was materialized after the heal, and no snapshot version was
 /// written twice; reports how long the backlog took to drain after the heal.
 public struct PartitionWorkerRedis: FaultScenario {
     public let name = "partition-worker-redis"
-    public var requests = 2_000
-    public var cutAfter: Duration = .seconds(1)
+    public var requests = 6_000
+    /// The link is cut once the worker has written this many snapshots: mid-stream on a debug
+    /// or a release build alike.
+    public var cutAtWritten = 500
     public var partition: Duration = .seconds(10)
     public var deadline: Duration = .seconds(120)
 
@@ -23,12 +25,18 @@ public struct PartitionWorkerRedis: FaultScenario {
             let writes = try await WriteLog.start(on: redis, in: world)
             let worker = try await world.worker(
                 on: "worker", name: "worker", environment: world.environment(redis: redis.url, brokers: broker.brokers))
-            try await world.publish((0..<requests).map { "partitioned worker \($0)" }, brokers: broker.brokers, as: "requests")
-            try await Task.sleep(for: cutAfter)
+            // Published while the writes are watched: the worker starts on the first before the last is sent.
+            async let published: Void = world.publish((0..<requests).map { "partitioned worker \($0)" }, brokers: broker.brokers, as: "requests")
+            let started = ContinuousClock.now
+            while writes.versionWrites().count < cutAtWritten {
+                guard ContinuousClock.now - started < deadline else { throw HarnessError.failed("the worker wrote nothing within \(deadline)") }
+                try await Task.sleep(for: .milliseconds(5))
+            }
             let before = try await world.snapshots(redis: redis.url)
             try await world.network.cut(world["redis"])
             try await Task.sleep(for: partition)
             try await world.network.heal(world["redis"])
+            try await published
             let drained = await world.waitForSnapshots(requests, redis: redis.url, timeout: deadline)
             let metrics = try? await HTTPProbe.request("http://\(world["worker"].address):9464/metrics").text
             let deadLetters = try await TopicContents.count("braid.requests.dlq", brokers: broker.brokers)
