@@ -2,14 +2,14 @@ import ArgumentParser
 import Foundation
 
 /// `braid-dev`: the developer's front door to the local stack, behind `make run`, `make test`,
-/// `make faults`, `make bench`, `make browser` and `make fuzz`. Not part of the product: the
+/// `make faults`, `make bench`, `make browser`, `make fuzz` and `make attack`. Not part of the product: the
 /// release ships `braid` alone.
 @main
 struct BraidDev: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "braid-dev",
         abstract: "Run, test, fault-inject and benchmark Braid on a local stack it starts and stops.",
-        subcommands: [RunCommand.self, TestCommand.self, BrowserCommand.self, FuzzCommand.self])
+        subcommands: [RunCommand.self, TestCommand.self, BrowserCommand.self, FuzzCommand.self, AttackCommand.self])
 }
 
 /// Lines the harness prints about what it does, on stderr, prefixed like the old scripts'.
