@@ -1,7 +1,7 @@
 # The front door. Every target bootstraps what a fresh machine lacks (Deploy/local/bootstrap.sh)
 # and then runs braid-dev, the local-stack harness (Sources/BraidDev), which starts, waits for
 # and stops every server and service it needs.
-.PHONY: run test test-fast browser fuzz attack bench faults dist dist-check bootstrap build clean
+.PHONY: run test test-fast browser fuzz attack bench faults dist dist-check image image-check bootstrap build clean
 
 ONLY ?= all
 RELEASE_BIN = .build/release
@@ -41,9 +41,10 @@ attack: bootstrap
 bench: bootstrap
 	@Deploy/local/bench.sh $(ONLY)
 
-## Fault injection on loopback (broker frozen, worker killed, Redis restarted, hostile messages); ONLY=<scenario>.
+## Fault injection on loopback: FAULT lines and a verdict per scenario (broker frozen, worker killed, Redis restarted, hostile messages, cluster resharded, cluster primary killed); ONLY=<scenario>, BRAID=<binary>.
 faults: bootstrap
-	@Deploy/local/faults.sh $(ONLY)
+	@swift build -c release
+	@$(RELEASE_BIN)/braid-dev faults $(ONLY)
 
 ## Release tarball .build/dist/braid-<VERSION>-linux-<arch>.tar.gz: static Swift runtime, librdkafka and hiredis next to the binary, config, schemas, systemd units.
 dist:
@@ -52,6 +53,15 @@ dist:
 ## Prove the tarball on a bare debootstrapped Debian (root): only the runtime packages, worker + gateway serve an interleaved page.
 dist-check: dist
 	@Deploy/local/dist-check.sh
+
+## The container image, built with buildah from the tarball on a local bare-Debian base (root): localhost/braid:<VERSION>.
+image: bootstrap
+	@Deploy/local/image.sh
+
+## Run the image with podman: version, health check, a worker and a gateway serving a page (root).
+image-check: image
+	@swift build --product braid-dev
+	@$(DEBUG_BIN)/braid-dev image-check
 
 bootstrap:
 	@Deploy/local/bootstrap.sh

@@ -231,8 +231,9 @@ let package = Package(
         .executableTarget(
             name: "braid-dev",
             dependencies: [
-                "BraidHarness", "BraidTestSupport", "BraidCore",
+                "BraidHarness", "BraidTestSupport", "BraidFaults", "BraidCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
@@ -255,6 +256,15 @@ let package = Package(
             path: "Tests/BraidTestSupport",
             swiftSettings: strictness),
 
+        // The fault scenarios of `make faults` (`braid-dev faults`): real processes, one fault
+        // each, figures and a verdict. Test machinery like BraidTestSupport, whose fixtures they
+        // use; the integration tests that twin a scenario run it at a small scale.
+        .target(
+            name: "BraidFaults",
+            dependencies: ["BraidCore", "BraidRedis", "BraidKafka", "BraidHarness", "BraidTestSupport"],
+            path: "Tests/BraidFaults",
+            swiftSettings: strictness),
+
         .testTarget(
             name: "BraidCoreTests",
             dependencies: ["BraidCore", "BraidTestSupport"],
@@ -269,13 +279,20 @@ let package = Package(
             swiftSettings: strictness),
         .testTarget(
             name: "BraidWorkerTests",
-            dependencies: ["BraidWorker", "BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka", "BraidSources", "BraidTestSupport"],
-            swiftSettings: strictness),
+            dependencies: [
+                "BraidWorker", "BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka", "BraidSources", "BraidTestSupport", "BraidFaults",
+                // librdkafka's mock cluster, for the worker's retry path without a broker.
+                "CRdKafka",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictness,
+            linkerSettings: localLibrdkafka),
         .testTarget(
             name: "BraidGatewayTests",
             dependencies: [
                 "BraidGateway", "BraidWiring", "BraidConfig", "BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka",
-                "BraidSources", "BraidTestSupport", "BraidHarness", "BraidObservability",
+                "BraidSources", "BraidTestSupport", "BraidFaults", "BraidHarness", "BraidObservability",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -322,11 +339,23 @@ let package = Package(
             linkerSettings: localLibrdkafka),
         .testTarget(
             name: "BraidRedisTests",
-            dependencies: ["BraidRedis", "BraidTestSupport", "CHiredis"],
+            dependencies: [
+                "BraidRedis", "BraidCore", "BraidTestSupport", "CHiredis",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                // Scripted nodes: NIOAsyncTestingChannel in place of sockets.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidHarnessTests",
             dependencies: ["BraidHarness", "BraidTestSupport"],
+            swiftSettings: strictness),
+        // The fault scenarios' pure parts: printed lines, session checks, the DLQ reason tally.
+        .testTarget(
+            name: "BraidFaultsTests",
+            dependencies: ["BraidFaults", "BraidTestSupport"],
             swiftSettings: strictness),
         // Deploy/: Kubernetes manifests, systemd units, configuration examples, Grafana dashboard.
         .testTarget(

@@ -198,6 +198,10 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         /// Origins allowed to call the public routes from a browser (CORS); empty: CORS off.
         public var corsOrigins: [String] = []
         public var cursorTtlSeconds = 3_600
+        /// Most bytes of one walk's record in Redis (the A documents it has shown; 5-7 bytes
+        /// a document with ids like r012345); past it the walk is paged by offset. 0: no records,
+        /// every walk is paged by offset.
+        public var walkMaxBytes = 32_768
         public var nearCacheBytes = 64 << 20
         /// How long page 1 reuses a snapshot pointer it read; 0 reads Redis on every page 1.
         public var pointerCacheMs = 1_000

@@ -58,7 +58,8 @@ public struct GatewayAssembly: Sendable {
                 materializer: RankingMaterializer(store: store, source: source, rankings: configuration.materializedRankings),
                 requests: requests, logger: logger),
             source: source, codec: codec, impressions: impressions, cursorTTLSeconds: gateway.cursorTtlSeconds,
-            liveTimeout: liveTimeout, logger: logger)
+            liveTimeout: liveTimeout, walks: gateway.walkMaxBytes > 0 ? WalkStore(redis: redis, keys: keys, maxBytes: gateway.walkMaxBytes) : nil,
+            logger: logger)
         let components = ComponentService(
             feeds: configuration.feeds, store: store, provider: provider, search: search, requests: requests, codec: codec,
             cursorTTLSeconds: gateway.cursorTtlSeconds, storedItems: configuration.worker.componentItems, liveTimeout: liveTimeout,

@@ -2,10 +2,11 @@
 import Foundation
 import Testing
 
-/// Checks Deploy/container/Containerfile against the Kubernetes manifests, the systemd units, the
-/// default configuration and `make dist-check`: one image (tagged with VERSION) runs every
-/// container, as the user the pods require, with the ports, health endpoint and runtime package
-/// list they assume. No container engine runs here; `make dist-check` is the image's run-time proof.
+/// Checks the text of Deploy/container/Containerfile against the Kubernetes manifests, the
+/// systemd units, the default configuration and `make dist-check`: one image (tagged with VERSION)
+/// runs every container, as the user the pods require, with the ports, health endpoint and runtime
+/// package list they assume. Reading the file proves none of it builds or runs: `make image` builds
+/// it and `make image-check` runs the image (CI does both).
 @Suite("container image")
 struct ContainerImageTests {
     static let containerfilePath = "Deploy/container/Containerfile"
@@ -23,15 +24,22 @@ struct ContainerImageTests {
         try String(contentsOf: Deploy.root.appendingPathComponent(relativePath), encoding: .utf8)
     }
 
-    @Test func buildsWithSwiftAndRunsOnTheSameDebianSlim() throws {
+    @Test func theReleaseComesFromTheSwiftBuildOrTheTarballAndRunsOnTheSameDebianSlim() throws {
         let file = try Self.containerfile()
-        #expect(file.stages.count == 2, "toolchain stage, runtime stage")
-        let build = try #require(file.stages.first)
-        let runtime = try #require(file.final)
+        #expect(file.stages.map(\.name) == ["build", "tarball", "release", "stripped", nil], "toolchain, tarball, the chosen one, stripped, runtime")
+        guard file.stages.count == 5, let runtime = file.final else { return }
+        let (build, tarball, release, stripped) = (file.stages[0], file.stages[1], file.stages[2], file.stages[3])
         #expect(build.image.hasPrefix("swift:6.") && build.image.hasSuffix("-bookworm"), "\(build.image)")
+        #expect(build.all("RUN").contains { $0.arguments.contains("Deploy/local/dist.sh") }, "the build stage runs `make dist`")
+        #expect(tarball.image == runtime.image, "the tarball is unpacked on the runtime's own base")
+        #expect(tarball.all("COPY").contains { $0.arguments.hasPrefix(".build/dist/ ") }, "the tarball stage takes what `make dist` left")
+        #expect(release.image == "build", "DIST defaults to compiling in the toolchain image")
         #expect(runtime.image == "debian:bookworm-slim", "the runtime must be the Debian release the binary is built on")
-        #expect(runtime.all("COPY").contains { $0.arguments.contains("--from=\(build.name ?? "0")") }, "the runtime takes the build stage's output")
-        #expect(build.all("RUN").contains { $0.arguments.contains("Deploy/local/dist.sh") }, "the image is made of the `make dist` tarball")
+        #expect(stripped.all("COPY").contains { $0.arguments.contains("--from=release") }, "the chosen release is stripped")
+        #expect(stripped.all("RUN").contains { $0.arguments.contains("strip --strip-all /dist/braid/braid") })
+        #expect(runtime.all("COPY").contains { $0.arguments.contains("--from=stripped") }, "the runtime takes the stripped release")
+        let ignored = try Self.text("Deploy/container/Containerfile.dockerignore")
+        #expect(ignored.contains("\n.build\n") && ignored.contains("\n!.build/dist/braid-*.tar.gz\n"), "the context has the tarball, not the build folder")
     }
 
     @Test func everyPodRunsTheVersionedImage() throws {

@@ -24,7 +24,8 @@ struct OpenAPIConformanceTests {
             """#.utf8)
         let nulls = Data(#"""
             {"query":"x","page":1,"per_page":5,"items":[],"next_cursor":null,"total":null,"impression_id":null,
-             "interleaving":{"ranking":null,"snapshot":null,"start":0,"pattern":"AB","mode":"pattern","max_docs":null},"degraded":false}
+             "interleaving":{"ranking":null,"snapshot":null,"start":0,"pattern":"AB","mode":"pattern","max_docs":null},"degraded":false,
+             "walk":"exact"}
             """#.utf8)
         let verdicts = try OpenAPIValidator.validate([
             (wrong, .response(path: "/v1/search", method: "GET", status: 200)),

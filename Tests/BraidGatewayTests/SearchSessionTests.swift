@@ -97,48 +97,41 @@ struct SearchSessionTests {
         var perPage: Int
     }
 
-    /// Follows a session from page 1 to its last page and checks the concatenation.
-    /// Returns the snapshot version the session was pinned to.
+    /// Follows a session from page 1 to its last page (``SessionWalker``, through the router)
+    /// and checks the concatenation. Returns the snapshot version the session was pinned to.
     @discardableResult
     static func paginate(
         _ session: SessionPlan, client: any TestClientProtocol, expected: [String: Set<String>], pause: Duration? = nil
     ) async throws -> Int64? {
-        var uri = "/v1/search?q=\(encoded(session.query))&per_page=\(session.perPage)&session=\(session.id)"
-        var ids: [String] = []
-        var positions: [Int] = []
-        var teams: [String] = []
-        var pinned: Int64?
-        var pages = 0
-        while true {
-            let page = try await client.json(uri)
-            try #require(page.status == 200, "session \(session.id) page \(pages + 1): \(page.object)")
-            let items = try #require(page["items"] as? [[String: Any]])
-            let interleaving = try #require(page["interleaving"] as? [String: Any])
-            let snapshot = (interleaving["snapshot"] as? NSNumber)?.int64Value
-            if pages == 0 { pinned = snapshot } else { try #require(snapshot == pinned, "session \(session.id) changed snapshot") }
-            #expect(page["degraded"] as? Bool == false)
-            for item in items {
-                ids.append(try #require(item["id"] as? String))
-                positions.append(try #require(item["position"] as? Int))
-                teams.append("\(item["team"] as? String ?? "?")\(item["source"] as? String == "cached" ? "c" : "l")")
+        var walker = SessionWalker(queries: [session.query]) { path in
+            if let pause { try? await Task.sleep(for: pause) }
+            do {
+                let response = try await client.get(path)
+                let body = Data(String(buffer: response.body).utf8)
+                let status = Int(response.status.code)
+                return (status, body, status == 200 ? nil : "\(status): \(String(decoding: body, as: UTF8.self))")
+            } catch {
+                return (0, Data(), "\(error)")
             }
-            pages += 1
-            guard let next = page["next_cursor"] as? String else {
-                try #require(items.count <= session.perPage)
-                break
-            }
-            try #require(items.count == session.perPage, "session \(session.id): a non-final page of \(items.count) items")
-            try #require(pages < 2_000, "session \(session.id) does not end")
-            uri = "/v1/search?q=\(encoded(session.query))&cursor=\(next)&session=\(session.id)"
-            if let pause { try await Task.sleep(for: pause) }
         }
-        let all = try #require(expected[session.query])
-        try #require(positions == Array(0..<positions.count), "session \(session.id): positions are not 0..<n")
-        let repeated = Dictionary(grouping: ids.indices, by: { ids[$0] }).filter { $0.value.count > 1 }
+        walker.perPage = session.perPage
+        let walked = await walker.walk(query: session.query, session: session.id, maxPages: 2_000)
+        let name = "session \(session.id) (\(session.query), per_page \(session.perPage))"
+        try #require(walked.completed, "\(name): \(walked.problems)")
+        try #require(walked.visits.last?.page?.nextCursor == nil, "\(name) does not end")
+        let pinned = walked.visits.first?.snapshot
+        try #require(walked.visits.allSatisfy { $0.snapshot == pinned }, "\(name) changed snapshot")
+        #expect(walked.visits.allSatisfy { !$0.degraded })
+        try #require(!walked.hasGap, "\(name): positions are not 0..<n, or a non-final page is short")
+        try #require(walked.visits.allSatisfy { ($0.page?.items.count ?? 0) <= session.perPage }, "\(name): a page longer than per_page")
+        let items = walked.visits.flatMap { $0.page?.items ?? [] }
+        let repeated = Dictionary(grouping: items.indices, by: { items[$0].id }).filter { $0.value.count > 1 }
         try #require(
-            repeated.isEmpty,
-            "session \(session.id) (\(session.query), per_page \(session.perPage)): duplicates \(repeated.map { id, at in "\(id) at \(at.map { "\($0)\(teams[$0])" })" })")
-        try #require(Set(ids) == all, "session \(session.id) (\(session.query), per_page \(session.perPage)): \(all.subtracting(ids).count) missing, \(Set(ids).subtracting(all).count) unexpected")
+            !walked.hasDuplicates,
+            "\(name): duplicates \(repeated.map { id, at in "\(id) at \(at.map { "\($0)\(items[$0].team ?? "?")\(items[$0].source == "cached" ? "c" : "l")" })" })")
+        let all = try #require(expected[session.query])
+        let ids = Set(walked.ids)
+        try #require(ids == all, "\(name): \(all.subtracting(ids).count) missing, \(ids.subtracting(all).count) unexpected")
         return pinned
     }
 

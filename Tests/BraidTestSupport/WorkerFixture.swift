@@ -3,14 +3,17 @@ import BraidKafka
 import BraidRedis
 import Foundation
 
-/// An isolated world for `braid worker` processes: own topics, consumer group, Redis key
-/// prefix and corpus, on the servers of the integration tier (``TestEnvironment``).
+/// An isolated world for `braid worker` and `braid gateway` processes: own topics, consumer
+/// group, Redis key prefix and corpus. Tests build it on the servers of the integration tier
+/// (``TestEnvironment``); fault scenarios on servers they started, through
+/// ``init(name:redisURL:redisClusterNodes:brokers:corpus:run:binary:partitions:)``.
 public struct WorkerFixture: Sendable {
-    public let requestsTopic = TestEnvironment.uniqueName("requests")
-    public let deadLetterTopic = TestEnvironment.uniqueName("dlq")
-    public let eventsTopic = TestEnvironment.uniqueName("events")
-    public let group = TestEnvironment.uniqueName("workers")
-    public let keyPrefix = TestEnvironment.uniqueName("braid")
+    public let requestsTopic: String
+    public let deadLetterTopic: String
+    public let eventsTopic: String
+    public let group: String
+    public let eventsGroup: String
+    public let keyPrefix: String
     public let corpus: URL
     public let brokers: String
     /// The redis-server's URL; with ``FixtureRedis/cluster``, one node of the cluster.
@@ -21,6 +24,14 @@ public struct WorkerFixture: Sendable {
     /// The CA file of the TLS test server with ``FixtureRedis/tls`` (`redis.tls.ca_file`); empty otherwise.
     public let redisCAFile: String
     public let partitions: Int32
+    /// The run folder the fixture's processes are recorded in (they die with it).
+    public let run: RunDirectory
+    /// Where the fixture's logs go.
+    public let logFolder: URL
+    /// The `braid` executable its processes run.
+    public let binary: String
+    /// More `BRAID_*` overrides for every process, over the fixture's own.
+    public var overrides: [String: String] = [:]
 
     /// Creates the topics (the requests topic with `partitions`) and seeds a corpus of
     /// `documents` recipes and `users` users. `redis` picks the shared redis-server or the
@@ -29,24 +40,80 @@ public struct WorkerFixture: Sendable {
     public init(
         partitions: Int32 = 6, documents: Int = 2_000, users: Int = 300, redis: FixtureRedis = .standalone, clusterURLs: [String]? = nil
     ) async throws {
-        self.partitions = partitions
-        brokers = try TestEnvironment.kafkaBrokers()
+        let servers: (url: String, nodes: [String], caFile: String)
         switch redis {
         case .standalone:
-            (redisURL, redisClusterNodes, redisCAFile) = (try TestEnvironment.redisURL(), [], "")
+            servers = (try TestEnvironment.redisURL(), [], "")
         case .tls:
-            (redisURL, redisClusterNodes, redisCAFile) = (try TestEnvironment.redisTLSURL(), [], try TestEnvironment.tlsFile("ca.crt"))
+            servers = (try TestEnvironment.redisTLSURL(), [], try TestEnvironment.tlsFile("ca.crt"))
         case .cluster:
-            redisClusterNodes = try clusterURLs ?? TestEnvironment.redisClusterURLs()
-            (redisURL, redisCAFile) = (redisClusterNodes[0], "")
+            let nodes = try clusterURLs ?? TestEnvironment.redisClusterURLs()
+            servers = (nodes[0], nodes, "")
         }
-        corpus = try TestEnvironment.runDirectory().appendingPathComponent("\(keyPrefix)-corpus.sqlite")
+        let keyPrefix = TestEnvironment.uniqueName("braid")
+        let folder = try TestEnvironment.runDirectory()
+        let corpus = folder.appendingPathComponent("\(keyPrefix)-corpus.sqlite")
+        try await self.init(
+            names: .unique, keyPrefix: keyPrefix, redisURL: servers.url, redisClusterNodes: servers.nodes, redisCAFile: servers.caFile,
+            brokers: try TestEnvironment.kafkaBrokers(), corpus: corpus, run: try await TestRun.directory(), logFolder: folder,
+            binary: BraidBinary.url.path, partitions: partitions)
+        let seeded = try BraidBinary.run(["seed", "--docs", "\(documents)", "--users", "\(users)", "--db", corpus.path])
+        guard seeded.status == 0 else { throw ChildProcessError(description: "braid seed failed: \(seeded.stderr)") }
+    }
+
+    /// A fixture on servers the caller started: topics `<name>.requests`, `<name>.dlq` and
+    /// `<name>.events` (created here, `partitions` each), consumer groups `<name>-workers` and
+    /// `<name>-events`, Redis key prefix `<name>`, and `corpus` (already seeded). Its processes
+    /// run `binary`, are recorded in `run` and log there.
+    public init(
+        name: String, redisURL: String, redisClusterNodes: [String] = [], brokers: String, corpus: URL, run: RunDirectory,
+        binary: String = BraidService.binary, partitions: Int32 = 6
+    ) async throws {
+        try await self.init(
+            names: .scoped(name), keyPrefix: name, redisURL: redisURL, redisClusterNodes: redisClusterNodes, redisCAFile: "",
+            brokers: brokers, corpus: corpus, run: run, logFolder: run.url, binary: binary, partitions: partitions)
+    }
+
+    /// The names of a fixture's topics and consumer groups.
+    private struct Names {
+        var requests, deadLetters, events, group, eventsGroup: String
+
+        /// Names no other test (or earlier run against the same servers) uses.
+        static var unique: Names {
+            let group = TestEnvironment.uniqueName("workers")
+            return Names(
+                requests: TestEnvironment.uniqueName("requests"), deadLetters: TestEnvironment.uniqueName("dlq"),
+                events: TestEnvironment.uniqueName("events"), group: group, eventsGroup: group + "-events")
+        }
+
+        static func scoped(_ name: String) -> Names {
+            Names(requests: "\(name).requests", deadLetters: "\(name).dlq", events: "\(name).events", group: "\(name)-workers", eventsGroup: "\(name)-events")
+        }
+    }
+
+    private init(
+        names: Names, keyPrefix: String, redisURL: String, redisClusterNodes: [String], redisCAFile: String, brokers: String, corpus: URL,
+        run: RunDirectory, logFolder: URL, binary: String, partitions: Int32
+    ) async throws {
+        requestsTopic = names.requests
+        deadLetterTopic = names.deadLetters
+        eventsTopic = names.events
+        group = names.group
+        eventsGroup = names.eventsGroup
+        self.keyPrefix = keyPrefix
+        self.redisURL = redisURL
+        self.redisClusterNodes = redisClusterNodes
+        self.redisCAFile = redisCAFile
+        self.brokers = brokers
+        self.corpus = corpus
+        self.run = run
+        self.logFolder = logFolder
+        self.binary = binary
+        self.partitions = partitions
         let admin = try KafkaAdmin(brokers: brokers)
         _ = try await admin.createTopic(requestsTopic, partitions: partitions)
         _ = try await admin.createTopic(deadLetterTopic, partitions: 6)
         _ = try await admin.createTopic(eventsTopic, partitions: 6)
-        let seeded = try BraidBinary.run(["seed", "--docs", "\(documents)", "--users", "\(users)", "--db", corpus.path])
-        guard seeded.status == 0 else { throw ChildProcessError(description: "braid seed failed: \(seeded.stderr)") }
     }
 
     /// The configuration of every process of this fixture, as environment overrides.
@@ -55,13 +122,13 @@ public struct WorkerFixture: Sendable {
             "BRAID_REDIS_URL": redisURL, "BRAID_REDIS_KEY_PREFIX": keyPrefix,
             "BRAID_KAFKA_BROKERS": brokers, "BRAID_KAFKA_REQUESTS_TOPIC": requestsTopic,
             "BRAID_KAFKA_DEAD_LETTER_TOPIC": deadLetterTopic, "BRAID_KAFKA_CONSUMER_GROUP": group,
-            "BRAID_KAFKA_EVENTS_TOPIC": eventsTopic, "BRAID_KAFKA_EVENTS_CONSUMER_GROUP": group + "-events",
+            "BRAID_KAFKA_EVENTS_TOPIC": eventsTopic, "BRAID_KAFKA_EVENTS_CONSUMER_GROUP": eventsGroup,
             "BRAID_SEARCH_SQLITE_PATH": corpus.path, "BRAID_WORKER_METRICS_PORT": "0",
             "BRAID_WORKER_RETRY_BACKOFF_MS": "50", "BRAID_LOGGING_LEVEL": "info",
             // A list in one variable, as an operator would set it; empty: standalone.
             "BRAID_REDIS_CLUSTER_NODES": redisClusterNodes.joined(separator: ","),
             "BRAID_REDIS_TLS_CA_FILE": redisCAFile,
-        ]
+        ].merging(overrides) { $1 }
     }
 
     /// Runs a client of the fixture's Redis (the server, or the cluster) for `body`.
@@ -72,18 +139,23 @@ public struct WorkerFixture: Sendable {
         return try await withRedisClient(configuration: configuration, body)
     }
 
-    /// Where the log of the worker called `name` goes.
+    /// Where the log of the process called `name` goes.
     public func logFile(of name: String) throws -> URL {
-        try TestEnvironment.runDirectory().appendingPathComponent("\(keyPrefix)-\(name).log")
+        logFolder.appendingPathComponent("\(keyPrefix)-\(name).log")
     }
 
     /// Starts `braid worker` (with `arguments`, and `environment` over the fixture's); its log
-    /// goes to the test run folder.
+    /// goes to the fixture's log folder.
     public func startWorker(_ name: String, arguments: [String] = [], environment extra: [String: String] = [:]) async throws
         -> ChildProcess
     {
-        try await TestRun.start(
-            BraidBinary.url.path, ["worker"] + arguments, environment: environment.merging(extra) { $1 }, log: try logFile(of: name))
+        try await run.start(binary, ["worker"] + arguments, environment: environment.merging(extra) { $1 }, logFile: try logFile(of: name))
+    }
+
+    /// Starts `braid gateway` on a free port (with `environment` over the fixture's) and waits
+    /// until it answers /healthz; its log is `<key prefix>-<name>.log` in the run folder.
+    public func startGateway(_ name: String = "gateway", environment extra: [String: String] = [:]) async throws -> BraidService {
+        try await BraidService.gateway(in: run, name: "\(keyPrefix)-\(name)", environment: environment.merging(extra) { $1 }, binary: binary)
     }
 
     /// Waits until the worker called `name` has been assigned partitions of the requests topic.

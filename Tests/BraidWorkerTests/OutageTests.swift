@@ -1,5 +1,6 @@
 import BraidKafka
 @testable import BraidWorker
+import Synchronization
 import Testing
 
 /// When failures mean "the dependency is down" (probe it, pause) rather than "this request
@@ -63,5 +64,39 @@ struct OutageTests {
         #expect(await kept.value == .stopping)
         #expect(await gate.wait(partition: Self.p1, stillCurrent: { true }) == .stopping)
         #expect(!gate.begin(.redis), "no outage begins while stopping")
+    }
+
+    /// The worker's service cancelled (not shut down gracefully) during an outage: its held
+    /// requests give up, or the worker could never return.
+    @Test func aCancelledWaitGivesUp() async throws {
+        let gate = PauseGate()
+        #expect(gate.begin(.searchSource))
+        let outcome = Mutex<PauseGate.Outcome?>(nil)
+        let held = Task {
+            let result = await gate.wait(partition: Self.p0, stillCurrent: { true })
+            outcome.withLock { $0 = result }
+        }
+        let kept = Task { await gate.wait(partition: Self.p1, stillCurrent: { true }) }
+        while gate.waiting < 2 { await Task.yield() }
+        held.cancel()
+        // Polled, not awaited: a wait that ignored cancellation would hang the test run.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while outcome.withLock({ $0 }) == nil, ContinuousClock.now < deadline { await Task.yield() }
+        #expect(outcome.withLock { $0 } == .stopping)
+        #expect(gate.waiting == 1, "only the cancelled request stopped waiting")
+        gate.end()
+        #expect(await kept.value == .resumed)
+        // Cancelled before it would wait: it does not start.
+        #expect(gate.begin(.redis))
+        let late = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await gate.wait(partition: Self.p0, stillCurrent: { true })
+        }
+        let lateOutcome = Mutex<PauseGate.Outcome?>(nil)
+        Task { let result = await late.value; lateOutcome.withLock { $0 = result } }
+        let lateDeadline = ContinuousClock.now + .seconds(60)
+        while lateOutcome.withLock({ $0 }) == nil, ContinuousClock.now < lateDeadline { await Task.yield() }
+        #expect(lateOutcome.withLock { $0 } == .stopping)
+        gate.end()
     }
 }

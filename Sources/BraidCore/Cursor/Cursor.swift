@@ -22,11 +22,16 @@ public struct Cursor: Sendable, Hashable {
     /// A multileave session: the snapshot version of each cached ranking, in team order (nil:
     /// that ranking had no snapshot). Empty for two-ranking interleaving.
     public var multileaveVersions: [Int64?]
+    /// Search cursors: where the walk stands (``WalkState``). Nil in cursors of other lists, and
+    /// in search cursors written before walks were recorded (format versions 1 and 2), which
+    /// are paged by offset.
+    public var walk: WalkState?
 
     public init(
         snapshotVersion: Int64?, offset: Int, pageSize: Int, configurationHash: UInt64, seed: UInt64,
-        queryHash: UInt64, expiresAt: Int64, multileaveVersions: [Int64?] = []
+        queryHash: UInt64, expiresAt: Int64, multileaveVersions: [Int64?] = [], walk: WalkState? = nil
     ) {
+        self.walk = walk
         self.multileaveVersions = multileaveVersions
         self.snapshotVersion = snapshotVersion
         self.offset = offset

@@ -11,14 +11,28 @@ import Foundation
 /// Multileave sessions use format version 2: the same 52 bytes (version 2), then the number
 /// of cached rankings (1) and per ranking a flag (1; 1: has snapshot) and its version (8), then
 /// the MAC over all of it: at most 105 bytes, 140 characters.
+///
+/// Search cursors, which carry their walk (``WalkState``), use format version 3: the 52 bytes
+/// (version 3), the number of cached rankings (1, may be 0) and 9 bytes per ranking as in
+/// version 2, then the walk: mode (1) · flags (1; bit 0: exhausted total, bit 1: first page's
+/// ids) · walk id (8) · page (varint) · A base (varint) · [exhausted total (varint)] · [ids
+/// (``IDListCoding``)], then the MAC. Without ids 81 bytes, 108 characters; a cursor is never
+/// longer than ``maxTextLength`` characters (page 1 leaves its ids out when they would not fit).
+/// Versions 1 and 2 are still read (cursors issued before an upgrade); other cursors than search
+/// cursors (no walk) are still written in them.
 public struct CursorCodec: Sendable {
     public static let formatVersion: UInt8 = 1
     static let multileaveFormatVersion: UInt8 = 2
+    static let walkFormatVersion: UInt8 = 3
     static let bodyLength = 52
     static let macLength = 16
     static let totalLength = bodyLength + macLength
     /// The largest page a cursor may carry: `per_page` and a component's `page_size` are 1-100.
     public static let maxPageSize = 100
+    /// Bytes of a version 3 cursor beyond ``totalLength`` at least (no ranking, no ids, small numbers).
+    static let minimumWalkExtra = 13
+    /// Longest cursor text read or written: fits a URL with room to spare.
+    public static let maxTextLength = 1_024
 
     private let key: [UInt8]
     private let retired: RetiredKey?
@@ -33,9 +47,10 @@ public struct CursorCodec: Sendable {
 
     public func encode(_ cursor: Cursor) -> String {
         var body: [UInt8] = []
-        body.reserveCapacity(Self.totalLength)
+        body.reserveCapacity(Self.totalLength + 32)
         let versions = cursor.multileaveVersions.prefix(MultileaveConfiguration.maxCachedRankings)
-        body.append(versions.isEmpty ? Self.formatVersion : Self.multileaveFormatVersion)
+        let format = cursor.walk != nil ? Self.walkFormatVersion : versions.isEmpty ? Self.formatVersion : Self.multileaveFormatVersion
+        body.append(format)
         body.append(cursor.snapshotVersion == nil ? 0 : 1)
         append(UInt64(bitPattern: cursor.snapshotVersion ?? 0), to: &body)
         append(UInt64(max(0, cursor.offset)), to: &body)
@@ -45,12 +60,21 @@ public struct CursorCodec: Sendable {
         append(cursor.seed, to: &body)
         append(UInt64(bitPattern: cursor.expiresAt), to: &body)
         append(cursor.queryHash, to: &body)
-        if !versions.isEmpty {
+        if format != Self.formatVersion {
             body.append(UInt8(versions.count))
             for version in versions {
                 body.append(version == nil ? 0 : 1)
                 append(UInt64(bitPattern: version ?? 0), to: &body)
             }
+        }
+        if let walk = cursor.walk {
+            body.append(walk.mode.rawValue)
+            body.append((walk.exhaustedTotal == nil ? 0 : 1) | (walk.firstPageIDs == nil ? 0 : 2))
+            append(walk.id, to: &body)
+            Varint.append(UInt64(max(0, walk.page)), to: &body)
+            Varint.append(UInt64(max(0, walk.aBase)), to: &body)
+            if let total = walk.exhaustedTotal { Varint.append(UInt64(max(0, total)), to: &body) }
+            if let ids = walk.firstPageIDs { IDListCoding.encode(ids, into: &body) }
         }
         body.append(contentsOf: mac(body, key: key))
         return Base64URL.encode(body)
@@ -58,21 +82,23 @@ public struct CursorCodec: Sendable {
 
     /// Decodes and verifies a cursor; never traps, whatever the input.
     public func decode(_ text: String, now: Date = Date()) throws(CursorError) -> Cursor {
-        guard text.utf8.count <= 160, let bytes = Base64URL.decode(text), bytes.count >= Self.totalLength else {
+        guard text.utf8.count <= Self.maxTextLength, let bytes = Base64URL.decode(text), bytes.count >= Self.totalLength else {
             throw .malformed
         }
-        // Only the lengths of the two formats: 68 bytes, or 68 + 1 + 9 per cached ranking (1–4).
+        // Only lengths some format has: 68 bytes (1), 68 + 1 + 9 per cached ranking (2; 1–4), or
+        // at least 68 + 13 (3).
         let extra = bytes.count - Self.totalLength
-        guard extra == 0 || (extra % 9 == 1 && (1...MultileaveConfiguration.maxCachedRankings).contains(extra / 9)) else {
-            throw .malformed
-        }
+        guard extra == 0 || extra == 10 || extra >= Self.minimumWalkExtra else { throw .malformed }
         let bodyLength = bytes.count - Self.macLength
         let body = Array(bytes[0..<bodyLength])
         let signature = Array(bytes[bodyLength...])
         guard constantTimeEqual(mac(body, key: key), signature) || signedByRetiredKey(body, signature, now: now) else {
             throw .badSignature
         }
-        guard body[0] == Self.formatVersion || body[0] == Self.multileaveFormatVersion else { throw .unsupportedVersion(body[0]) }
+        let format = body[0]
+        guard [Self.formatVersion, Self.multileaveFormatVersion, Self.walkFormatVersion].contains(format) else {
+            throw .unsupportedVersion(format)
+        }
         var reader = ByteReader(bytes: body, index: 1)
         let flags = reader.byte()
         let snapshot = Int64(bitPattern: reader.uint64())
@@ -83,19 +109,24 @@ public struct CursorCodec: Sendable {
         let expiresAt = Int64(bitPattern: reader.uint64())
         let queryHash = reader.uint64()
         var multileaveVersions: [Int64?] = []
-        if body[0] == Self.multileaveFormatVersion {
+        var walk: WalkState?
+        switch format {
+        case Self.multileaveFormatVersion:
             guard body.count > Self.bodyLength else { throw .malformed }
             let count = Int(reader.byte())
             guard (1...MultileaveConfiguration.maxCachedRankings).contains(count), body.count == Self.bodyLength + 1 + 9 * count else {
                 throw .malformed
             }
-            for _ in 0..<count {
-                let has = reader.byte()
-                let version = Int64(bitPattern: reader.uint64())
-                guard has <= 1 else { throw .malformed }
-                multileaveVersions.append(has == 1 ? version : nil)
+            multileaveVersions = try Self.versions(&reader, count: count)
+        case Self.walkFormatVersion:
+            guard body.count > Self.bodyLength else { throw .malformed }
+            let count = Int(reader.byte())
+            guard count <= MultileaveConfiguration.maxCachedRankings, body.count >= Self.bodyLength + 1 + 9 * count + 10 else {
+                throw .malformed
             }
-        } else {
+            multileaveVersions = try Self.versions(&reader, count: count)
+            walk = try Self.walk(body, at: reader.index)
+        default:
             guard body.count == Self.bodyLength else { throw .malformed }
         }
         // A valid signature means we wrote it, but reject nonsense anyway rather than trust
@@ -107,10 +138,45 @@ public struct CursorCodec: Sendable {
         return Cursor(
             snapshotVersion: flags & 1 == 1 ? snapshot : nil, offset: Int(offset), pageSize: pageSize,
             configurationHash: configurationHash, seed: seed, queryHash: queryHash, expiresAt: expiresAt,
-            multileaveVersions: multileaveVersions)
+            multileaveVersions: multileaveVersions, walk: walk)
     }
 
-    private func mac(_ body: [UInt8], key: [UInt8]) -> [UInt8] {
+    private static func versions(_ reader: inout ByteReader, count: Int) throws(CursorError) -> [Int64?] {
+        var versions: [Int64?] = []
+        for _ in 0..<count {
+            let has = reader.byte()
+            let version = Int64(bitPattern: reader.uint64())
+            guard has <= 1 else { throw .malformed }
+            versions.append(has == 1 ? version : nil)
+        }
+        return versions
+    }
+
+    /// The walk part of a version 3 body, from `index` to its end (10 bytes or more are there).
+    private static func walk(_ body: [UInt8], at start: Int) throws(CursorError) -> WalkState {
+        var reader = ByteReader(bytes: body, index: start)
+        guard let mode = WalkState.Mode(rawValue: reader.byte()) else { throw .malformed }
+        let flags = reader.byte()
+        guard flags & ~3 == 0, body.count - reader.index >= 8 else { throw .malformed }
+        let id = reader.uint64()
+        var index = reader.index
+        func number() throws(CursorError) -> Int {
+            guard let value = Varint.read(body, at: &index), value <= UInt64(Int32.max) else { throw .malformed }
+            return Int(value)
+        }
+        let page = try number()
+        let aBase = try number()
+        let total = flags & 1 == 1 ? try number() : nil
+        var ids: [String]?
+        if flags & 2 == 2 {
+            guard let decoded = IDListCoding.decode(body, at: &index) else { throw .malformed }
+            ids = decoded
+        }
+        guard index == body.count, page >= 1 else { throw .malformed }
+        return WalkState(mode: mode, id: id, page: page, aBase: aBase, exhaustedTotal: total, firstPageIDs: ids)
+    }
+
+    func mac(_ body: [UInt8], key: [UInt8]) -> [UInt8] {
         Array(HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: key)).prefix(Self.macLength))
     }
 
@@ -129,6 +195,7 @@ public struct CursorCodec: Sendable {
     }
 }
 
+/// Reads fixed-size fields; callers check the length first.
 private struct ByteReader {
     let bytes: [UInt8]
     var index: Int

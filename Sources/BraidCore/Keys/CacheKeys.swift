@@ -7,6 +7,7 @@
 /// - `<prefix>:{comp:<feed>:<type>:<sdigest>}:content` — a component's content (hash)
 /// - `<prefix>:{comp:<feed>:<type>:<sdigest>}:requested` — materialize-request deduplication marker
 /// - `<prefix>:{exp:<experiment>}:…` — team-draft aggregation of one experiment
+/// - `<prefix>:{walk:<id>}` — the record of one cursor walk (``WalkRecord``; hash), its own slot
 /// - `<prefix>:{dlq}:<topic>:<partition>:<offset>` — a request message already dead-lettered
 /// - `<prefix>:{dlq-replay}:<topic>:<partition>:<offset>` — a dead letter already replayed
 public struct CacheKeys: Sendable, Hashable {
@@ -61,6 +62,11 @@ public struct CacheKeys: Sendable, Hashable {
     /// all, so they can be read with one MGET on Redis Cluster too.
     public func replayMarker(topic: String, partition: Int32, offset: Int64) -> String {
         "\(prefix):{dlq-replay}:\(topic):\(partition):\(offset)"
+    }
+
+    /// The record of the walk `id` (``WalkState/idText``): a hash, alone in its slot.
+    public func walk(_ id: UInt64) -> String {
+        "\(prefix):{walk:\(WalkState(mode: .recorded, id: id, page: 1).idText)}"
     }
 
     public func experiment(_ experiment: String) -> ExperimentKeys {

@@ -103,7 +103,7 @@ public struct GatewayRoutes: Sendable {
             let user = try await identity.user(claimed: query["user"], request: request, context: context)
             let content = try await components.content(
                 feed: feed, component: component, user: user,
-                cursor: try SearchParameters.text(query["cursor"], name: "cursor", maxLength: 512), query: try Self.tabQuery(query["q"]))
+                cursor: try SearchParameters.text(query["cursor"], name: "cursor", maxLength: CursorCodec.maxTextLength), query: try Self.tabQuery(query["q"]))
             return Self.conditional(content, ifNoneMatch: request.headers[.ifNoneMatch])
         }
         router.post("/v1/feeds/:feed/components:batchGet") { request, context in

@@ -10,7 +10,7 @@ public struct InterleavingArm: Sendable, Hashable {
     public var missPolicy: SnapshotMissPolicy
     /// Snapshots older than this trigger one (deduplicated) refresh request.
     public var refreshAfterSeconds: Int
-    /// False: live-only pages, Redis untouched (`interleaving.enabled`).
+    /// False: live-only pages; Redis holds nothing for them but walk records (`interleaving.enabled`).
     public var enabled: Bool
     /// The ranking's configured snapshot size: the most documents a snapshot read in parallel
     /// with the live query can exclude from it (``SearchService/coldWindow(arm:position:)``).

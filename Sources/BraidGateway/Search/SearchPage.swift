@@ -93,11 +93,16 @@ public struct SearchPage: Sendable, Encodable, Equatable {
     public var interleaving: Interleaving
     /// True when Redis could not be reached and the page is live-only.
     public var degraded: Bool
+    /// How the page was planned against the walk (``WalkState/Mode/name``): `exact` (from the
+    /// walk's record: nothing the walk showed, nothing skipped), `offset` (by position: `page=k`
+    /// pages, or walk records off), `lost` or `capped` (the walk's record is gone or full: by
+    /// position from here on).
+    public var walk: String
     /// Team-draft pages: the signed id that impression and click events refer to.
     public var impressionID: String?
 
     enum CodingKeys: String, CodingKey {
-        case query, page, items, total, interleaving, degraded
+        case query, page, items, total, interleaving, degraded, walk
         case perPage = "per_page"
         case nextCursor = "next_cursor"
         case impressionID = "impression_id"
@@ -114,6 +119,7 @@ public struct SearchPage: Sendable, Encodable, Equatable {
         try container.encode(total, forKey: .total)
         try container.encode(interleaving, forKey: .interleaving)
         try container.encode(degraded, forKey: .degraded)
+        try container.encode(walk, forKey: .walk)
         try container.encode(impressionID, forKey: .impressionID)
     }
 }

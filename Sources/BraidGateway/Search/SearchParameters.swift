@@ -36,7 +36,7 @@ public struct SearchParameters: Sendable, Equatable {
         }
         let perPage = try integer(raw["per_page"], name: "per_page", range: perPageRange) ?? defaultPerPage
         let page = try integer(raw["page"], name: "page", range: pageRange) ?? 1
-        let cursor = try text(raw["cursor"], name: "cursor", maxLength: 512)
+        let cursor = try text(raw["cursor"], name: "cursor", maxLength: CursorCodec.maxTextLength)
         let ranking = try text(raw["ranking"], name: "ranking", maxLength: 64)
         if let ranking, !Names.isValid(ranking) {
             throw .badRequest("ranking must be \(Names.rule)", code: "invalid_parameter")

@@ -7,27 +7,45 @@ extension SearchService {
     /// A page of a team-draft multileave arm: the live ranking (team 0) and the arm's cached
     /// rankings (teams 1…), planned in closed form by ``MultileavePlanner``. Like two-ranking
     /// pages, each cached ranking's snapshot is pinned by the cursor (one version each), the
-    /// live query excludes every placed cached document, and the impression id carries each
-    /// slot's team and the list's credit window.
+    /// live query excludes every placed cached document (and, on a walk's later pages, every
+    /// live document the walk showed), and the impression id carries each slot's team and the
+    /// list's credit window.
     func multileavePage(
         _ parameters: SearchParameters, arm: InterleavingArm, query: String, position: Position, now: Date
     ) async throws(GatewayError) -> SearchPage {
-        let secondaries = try await multileaveSecondaries(arm: arm, query: query, position: position, now: now)
+        let secondaries: [SecondaryRanking]
+        var record: RecordRead?
+        if position.readsRecord, position.walk.firstPageIDs == nil {
+            async let reading = readRecord(position.walk)
+            secondaries = try await multileaveSecondaries(arm: arm, query: query, position: position, now: now)
+            record = await reading
+        } else {
+            secondaries = try await multileaveSecondaries(arm: arm, query: query, position: position, now: now)
+        }
         let snapshots = secondaries.map { $0.snapshot?.documents ?? [] }
         let draft = MultileaveDraft(configuration: arm.multileaveConfiguration, rankings: snapshots.map { $0.map(\.id) }, seed: position.seed)
 
-        // The live range as if the live ranking were endless; its answer's total then bounds the list.
+        // The live range as if the live ranking were endless; A's side then bounds the list.
         let open = draft.planner(liveTotal: nil).plan(offset: position.offset, size: position.size)
-        let result = try await liveRange(query: parameters.query, excluding: draft.placedIDs, range: open.liveRange)
-        let total = PageAssembler.effectiveTotal(
-            reported: result.total, from: open.liveRange.lowerBound, requested: open.liveRange.count, received: result.hits.count)
-        let planner = draft.planner(liveTotal: total)
+        let side: LiveSide
+        if let total = position.walk.exhaustedTotal {
+            side = LiveSide(hits: [], from: 0, total: total, mode: position.walk.mode)
+        } else if position.readsRecord {
+            side = try await recordedSide(
+                query: parameters.query, placed: draft.placedIDs, open: open.liveRange, walk: position.walk,
+                record: record ?? .firstPage(position.walk.firstPageIDs ?? []),
+                expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds))
+        } else {
+            var offset = try await offsetSide(query: parameters.query, placed: draft.placedIDs, open: open.liveRange, mode: pageMode(position))
+            offset.next = position.walk.mode
+            side = offset
+        }
+        let planner = draft.planner(liveTotal: side.total)
         let plan = planner.plan(offset: position.offset, size: position.size)
         let items = plan.slots.compactMap { slot -> SearchPage.Item? in
             if slot.team == 0 {
-                let index = slot.index - open.liveRange.lowerBound
-                guard result.hits.indices.contains(index) else { return nil }
-                let hit = result.hits[index]
+                let index = slot.index - side.from
+                guard side.hits.indices.contains(index), let hit = side.hits[index] else { return nil }
                 return SearchPage.Item(
                     id: hit.id, position: slot.position, team: .a, source: .live, score: hit.score, fields: hit.fields, teamIndex: 0)
             }
@@ -41,10 +59,16 @@ extension SearchService {
 
         let versions = secondaries.map(\.pinnedVersion)
         let nextOffset = position.offset + position.size
-        let nextCursor: String? = plan.end.map { nextOffset >= $0 } == true ? nil : codec.encode(Cursor(
-            snapshotVersion: nil, offset: nextOffset, pageSize: position.size, configurationHash: arm.configurationHash,
-            seed: position.seed, queryHash: QueryNormalizer.hash(query),
-            expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds), multileaveVersions: versions))
+        var nextCursor: String?
+        if plan.end.map({ nextOffset >= $0 }) != true {
+            nextCursor = await self.nextCursor(
+                Cursor(
+                    snapshotVersion: nil, offset: nextOffset, pageSize: position.size, configurationHash: arm.configurationHash,
+                    seed: position.seed, queryHash: QueryNormalizer.hash(query),
+                    expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds), multileaveVersions: versions),
+                position: position, side: side, shown: items.filter { $0.teamIndex == 0 }.map(\.id),
+                exhausted: side.total <= planner.counts(before: nextOffset).live)
+        }
         let degraded = secondaries.contains(where: \.degraded)
         if degraded { Counter(label: "braid_gateway_degraded_pages_total").increment() }
         let impression = items.isEmpty ? nil : impressions.encode(ImpressionToken(
@@ -58,7 +82,7 @@ extension SearchService {
                 ranking: nil, snapshot: nil, start: configuration.start, pattern: configuration.patternString,
                 mode: configuration.mode.rawValue, maxDocs: configuration.maxDocs, arm: arm.name,
                 multileave: arm.multileave, snapshots: versions),
-            degraded: degraded, impressionID: impression)
+            degraded: degraded, walk: side.mode.name, impressionID: impression)
     }
 
     /// One snapshot per cached ranking, each read as a two-ranking arm of that ranking would

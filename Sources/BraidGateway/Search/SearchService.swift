@@ -1,4 +1,5 @@
 import BraidCore
+import BraidPrecompute
 import BraidRedis
 import BraidSources
 import Foundation
@@ -7,7 +8,8 @@ import Metrics
 import Tracing
 
 /// Builds pages of `GET /v1/search`: plans the page (BraidCore), fetches B's snapshot and
-/// A's range, and pins the session to that snapshot through the next cursor.
+/// A's documents, and pins the walk to that snapshot through the next cursor. A walk's later
+/// pages take A's best documents it has not shown yet (``WalkRecord``, in ``walks``).
 public struct SearchService: Sendable {
     public let arms: ArmSelector
     public let snapshots: SnapshotReader
@@ -17,12 +19,16 @@ public struct SearchService: Sendable {
     public let impressions: ImpressionCodec
     public let cursorTTLSeconds: Int
     public let liveTimeout: Duration
+    /// Walk records; nil: walks are paged by offset (`gateway.walk_max_bytes` 0).
+    public let walks: WalkStore?
     let logger: Logger
 
     public init(
         arms: ArmSelector, snapshots: SnapshotReader, misses: SnapshotMisses, source: any SearchSource,
-        codec: CursorCodec, impressions: ImpressionCodec, cursorTTLSeconds: Int, liveTimeout: Duration, logger: Logger
+        codec: CursorCodec, impressions: ImpressionCodec, cursorTTLSeconds: Int, liveTimeout: Duration, walks: WalkStore? = nil,
+        logger: Logger
     ) {
+        self.walks = walks
         self.impressions = impressions
         self.arms = arms
         self.snapshots = snapshots
@@ -41,6 +47,12 @@ public struct SearchService: Sendable {
         var seed: UInt64
         /// Nil: page 1 of a session (or classic pagination), which uses the current snapshot.
         var pinned: Cursor?
+        /// The cursor's walk, or (no cursor) the walk that begins with this page.
+        var walk: WalkState
+
+        /// A page of a walk whose A documents come from its record: the walk has shown some
+        /// and A has not run out.
+        var readsRecord: Bool { pinned != nil && walk.mode == .recorded && walk.exhaustedTotal == nil }
     }
 
     /// B for one page, and whether Redis trouble made the page live-only.
@@ -62,46 +74,25 @@ public struct SearchService: Sendable {
             return try await multileavePage(parameters, arm: arm, query: query, position: position, now: now)
         }
         let configuration = arm.configuration
-
-        // B known without I/O (near-cache, pointer cache, a live-only session): one exact live
-        // query. Otherwise the snapshot read and the live query run in parallel when the
-        // over-fetch stays small; deep pages of a session read their snapshot first.
-        let secondary: SecondaryRanking
-        let live: LiveRange
-        let known = knownSecondaryRanking(arm: arm, query: query, pinned: position.pinned, now: now)
-        if known == nil, let window = coldWindow(arm: arm, position: position) {
-            (secondary, live) = try await parallelLive(
-                query: parameters.query, normalized: query, arm: arm, position: position, window: window, now: now)
-        } else {
-            if let known {
-                secondary = known
-            } else {
-                secondary = try await secondaryRanking(arm: arm, query: query, pinned: position.pinned, now: now)
-            }
-            // A child task for the refresh only when there is one: an idle one still cost a
-            // hand-over between threads on every page.
-            if secondary.stale {
-                async let refresh: Void = misses.request(ranking: arm.ranking, query: query, reason: "refresh")
-                live = try await exactLive(query: parameters.query, secondary: secondary, configuration: configuration, position: position)
-                await refresh
-            } else {
-                live = try await exactLive(query: parameters.query, secondary: secondary, configuration: configuration, position: position)
-            }
-        }
+        let (secondary, side) = try await sides(query: parameters.query, normalized: query, arm: arm, position: position, now: now)
         let documents = secondary.snapshot?.documents ?? []
         let placed = Array(documents.prefix(configuration.placedCount(bCount: documents.count)))
 
-        let total = PageAssembler.effectiveTotal(
-            reported: live.total, from: live.aRange.lowerBound, requested: live.aRange.count, received: live.hits.count)
-        let planner = PagePlanner(configuration: configuration, bCount: documents.count, aTotal: total, seed: position.seed)
+        let planner = PagePlanner(configuration: configuration, bCount: documents.count, aTotal: side.total, seed: position.seed)
         let plan = planner.plan(offset: position.offset, size: position.size)
-        let items = PageAssembler.items(plan: plan, hits: live.hits, hitsFrom: live.aRange.lowerBound, documents: placed)
+        let items = PageAssembler.items(plan: plan, hits: side.hits, hitsFrom: side.from, documents: placed)
 
         let nextOffset = position.offset + position.size
-        let nextCursor: String? = plan.end.map { nextOffset >= $0 } == true ? nil : codec.encode(Cursor(
-            snapshotVersion: secondary.pinnedVersion, offset: nextOffset, pageSize: position.size,
-            configurationHash: arm.configurationHash, seed: position.seed, queryHash: QueryNormalizer.hash(query),
-            expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds)))
+        var nextCursor: String?
+        if plan.end.map({ nextOffset >= $0 }) != true {
+            nextCursor = await self.nextCursor(
+                Cursor(
+                    snapshotVersion: secondary.pinnedVersion, offset: nextOffset, pageSize: position.size,
+                    configurationHash: arm.configurationHash, seed: position.seed, queryHash: QueryNormalizer.hash(query),
+                    expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds)),
+                position: position, side: side, shown: items.filter { $0.team == .a }.map(\.id),
+                exhausted: side.total <= planner.counts(before: nextOffset).a)
+        }
         if secondary.degraded { Counter(label: "braid_gateway_degraded_pages_total").increment() }
         let interleaved = secondary.snapshot != nil
         // Team-draft pages are experiments; only their positions inside the list's credit
@@ -118,7 +109,73 @@ public struct SearchService: Sendable {
                 ranking: interleaved ? arm.ranking : nil, snapshot: interleaved ? secondary.pinnedVersion : nil,
                 start: configuration.start, pattern: configuration.patternString, mode: configuration.mode.rawValue,
                 maxDocs: configuration.maxDocs, arm: arm.name),
-            degraded: secondary.degraded, impressionID: impression)
+            degraded: secondary.degraded, walk: side.mode.name, impressionID: impression)
+    }
+
+    /// B and A's side of a two-ranking page. A walk's page after A ran out asks A for nothing;
+    /// one that reads the walk's record reads it alongside B; the others (page 1, `page=k`,
+    /// walks paged by offset) ask for one range of A, as before walks were recorded.
+    func sides(
+        query: String, normalized: String, arm: InterleavingArm, position: Position, now: Date
+    ) async throws(GatewayError) -> (SecondaryRanking, LiveSide) {
+        let configuration = arm.configuration
+        let known = knownSecondaryRanking(arm: arm, query: normalized, pinned: position.pinned, now: now)
+        if let total = position.walk.exhaustedTotal {
+            let secondary: SecondaryRanking
+            if let known {
+                secondary = known
+            } else {
+                secondary = try await secondaryRanking(arm: arm, query: normalized, pinned: position.pinned, now: now)
+            }
+            return (secondary, LiveSide(hits: [], from: 0, total: total, mode: position.walk.mode))
+        }
+        if position.readsRecord {
+            let secondary: SecondaryRanking
+            let record: RecordRead
+            if let known {
+                secondary = known
+                record = await readRecord(position.walk)
+            } else {
+                async let reading = readRecord(position.walk)
+                secondary = try await secondaryRanking(arm: arm, query: normalized, pinned: position.pinned, now: now)
+                record = await reading
+            }
+            let documents = secondary.snapshot?.documents ?? []
+            let placed = documents.prefix(configuration.placedCount(bCount: documents.count)).map(\.id)
+            let open = openPlan(configuration, bCount: documents.count, position: position)
+            let expiresAt = Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds)
+            let side = try await recordedSide(
+                query: query, placed: placed, open: open.aRange, walk: position.walk, record: record, expiresAt: expiresAt)
+            return (secondary, side)
+        }
+
+        // B known without I/O (near-cache, pointer cache, a live-only session): one exact live
+        // query. Otherwise the snapshot read and the live query run in parallel when the
+        // over-fetch stays small; deep pages of a session read their snapshot first.
+        let secondary: SecondaryRanking
+        let live: LiveRange
+        if known == nil, let window = coldWindow(arm: arm, position: position) {
+            (secondary, live) = try await parallelLive(
+                query: query, normalized: normalized, arm: arm, position: position, window: window, now: now)
+        } else {
+            if let known {
+                secondary = known
+            } else {
+                secondary = try await secondaryRanking(arm: arm, query: normalized, pinned: position.pinned, now: now)
+            }
+            // A child task for the refresh only when there is one: an idle one still cost a
+            // hand-over between threads on every page.
+            if secondary.stale {
+                async let refresh: Void = misses.request(ranking: arm.ranking, query: normalized, reason: "refresh")
+                live = try await exactLive(query: query, secondary: secondary, configuration: configuration, position: position)
+                await refresh
+            } else {
+                live = try await exactLive(query: query, secondary: secondary, configuration: configuration, position: position)
+            }
+        }
+        let total = PageAssembler.effectiveTotal(
+            reported: live.total, from: live.aRange.lowerBound, requested: live.aRange.count, received: live.hits.count)
+        return (secondary, LiveSide(hits: live.hits, from: live.aRange.lowerBound, total: total, mode: pageMode(position), next: position.walk.mode))
     }
 
     /// A's range of a page (planned as if A were endless), its hits and A's total, B's
@@ -188,7 +245,7 @@ public struct SearchService: Sendable {
     /// the prefix with B's placed documents removed, which is exactly what the sequential query
     /// would have returned. When more of B's documents fall inside the prefix than it spared
     /// room for (or the snapshot is larger than the ranking's configured size), the prefix is
-    /// short: the rest is then fetched from where it ends.
+    /// short: the rest is then fetched without the prefix's documents.
     ///
     /// A's total without the placed documents: when the snapshot was ranked in the match
     /// generation the source still reports (``RankingSnapshot/matchGeneration``), each placed
@@ -237,7 +294,8 @@ public struct SearchService: Sendable {
         placed: [String], aRange: Range<Int>, query: String
     ) async throws(GatewayError) -> LiveRange {
         let prefix = try prefix.get()
-        switch PrefixReconciliation.slice(prefix: prefix.hits, requested: window, excluding: Set(placed), range: aRange) {
+        let excluded = Set(placed)
+        switch PrefixReconciliation.slice(prefix: prefix.hits, requested: window, excluding: excluded, range: aRange) {
         case .complete(let hits):
             let total: Int
             if let count {
@@ -252,8 +310,13 @@ public struct SearchService: Sendable {
             }
             return LiveRange(aRange: aRange, hits: hits, total: total)
         case .short(let have, let next):
-            let rest = try await liveRange(query: query, excluding: placed, range: next..<aRange.upperBound)
-            return LiveRange(aRange: aRange, hits: have + rest.hits, total: rest.total)
+            // The rest is a second read, and the index may have changed since the prefix: it is
+            // asked for without the prefix's documents rather than from an offset into a list
+            // that may have moved, so none of them can come again.
+            let before = prefix.hits.filter { !excluded.contains($0.id) }.map(\.id)
+            let rest = try await liveRange(
+                query: query, excluding: placed + before, range: (next - before.count)..<(aRange.upperBound - before.count))
+            return LiveRange(aRange: aRange, hits: have + rest.hits, total: rest.total + before.count)
         }
     }
 
@@ -269,7 +332,11 @@ public struct SearchService: Sendable {
     func position(_ parameters: SearchParameters, arm: InterleavingArm, query: String, now: Date) throws(GatewayError) -> Position {
         guard let text = parameters.cursor else {
             let seed = Bucketing.hash(parameters.session ?? query, salt: "team-draft")
-            return Position(offset: (parameters.page - 1) * parameters.perPage, size: parameters.perPage, seed: seed, pinned: nil)
+            // The walk that begins here; its A base is known once the page is planned. Walks
+            // paged by offset need no id (their cursors then depend on the page alone).
+            let walk = walks == nil
+                ? WalkState(mode: .offset, id: 0, page: 1) : WalkState(mode: .recorded, id: UInt64.random(in: 0...UInt64.max), page: 1)
+            return Position(offset: (parameters.page - 1) * parameters.perPage, size: parameters.perPage, seed: seed, pinned: nil, walk: walk)
         }
         let cursor = try codec.decodeRequestCursor(text, now: now)
         guard cursor.queryHash == QueryNormalizer.hash(query) else {
@@ -280,7 +347,14 @@ public struct SearchService: Sendable {
                 "the cursor was made for another ranking or interleaving configuration; pass the same ranking and session as on page 1, or start again",
                 code: "cursor_mismatch")
         }
-        return Position(offset: cursor.offset, size: cursor.pageSize, seed: cursor.seed, pinned: cursor)
+        // A cursor from before walks were recorded, or one of a walk recorded by a gateway
+        // with records on while this one has them off: paged by offset.
+        var walk = cursor.walk ?? WalkState(mode: .offset, id: 0, page: 2)
+        if walks == nil, walk.mode == .recorded {
+            walk.mode = .offset
+            walk.firstPageIDs = nil
+        }
+        return Position(offset: cursor.offset, size: cursor.pageSize, seed: cursor.seed, pinned: cursor, walk: walk)
     }
 
     func secondaryRanking(arm: InterleavingArm, query: String, pinned: Cursor?, now: Date) async throws(GatewayError) -> SecondaryRanking {
@@ -330,13 +404,18 @@ public struct SearchService: Sendable {
     }
 
     func liveRange(query: String, excluding: [String], range: Range<Int>) async throws(GatewayError) -> SearchResult {
-        let request = SearchRequest(
-            query: query, excluding: excluding, from: range.lowerBound, size: range.count, profile: .relevance)
+        try await live(SearchRequest(query: query, excluding: excluding, from: range.lowerBound, size: range.count, profile: .relevance))
+    }
+
+    /// One live query, as a `live.query` span, within ``liveTimeout``; its failures as the
+    /// gateway answers them.
+    func live(_ request: SearchRequest) async throws(GatewayError) -> SearchResult {
         do {
             return try await withSpan("live.query", ofKind: .client) { span in
-                span.attributes["braid.live.from"] = range.lowerBound
-                span.attributes["braid.live.size"] = range.count
-                span.attributes["braid.live.excluded"] = excluding.count
+                span.attributes["braid.live.from"] = request.from
+                span.attributes["braid.live.size"] = request.size
+                span.attributes["braid.live.excluded"] = request.excluding.count
+                if let ids = request.ids { span.attributes["braid.live.ids"] = ids.count }
                 let result = try await Deadline.run(timeout: liveTimeout) { [source] in try await source.search(request) }
                 span.attributes["braid.live.hits"] = result.hits.count
                 return result

@@ -22,17 +22,21 @@ public final class KafkaBroker: Sendable {
     }
 
     /// Starts the broker on `port` (a free one when nil), waits until it accepts
-    /// connections, and creates `topics` with `partitions` partitions each.
+    /// connections, and creates `topics` with `partitions` partitions each. It listens on
+    /// 127.0.0.1 and tells clients to connect to `advertisedHost` (another name of this host,
+    /// for clients in a network namespace of their own).
     public static func start(
-        in run: RunDirectory, port: Int? = nil, topics: [String] = defaultTopics, partitions: Int = 6
+        in run: RunDirectory, port: Int? = nil, topics: [String] = defaultTopics, partitions: Int = 6,
+        advertisedHost: String = "127.0.0.1"
     ) async throws(HarnessError) -> KafkaBroker {
         guard FileManager.default.isExecutableFile(atPath: Toolchain.tansu) else {
             throw .missingTool("the broker (tansu)", hint: "run Deploy/local/bootstrap.sh (make bootstrap)")
         }
         let port = try Ports.given(port)
-        let listener = "tcp://127.0.0.1:\(port)"
         let process = try await run.start(
-            Toolchain.tansu, ["broker", "--listener-url", listener, "--advertised-listener-url", listener], log: "broker-\(port).log")
+            Toolchain.tansu,
+            ["broker", "--listener-url", "tcp://127.0.0.1:\(port)", "--advertised-listener-url", "tcp://\(advertisedHost):\(port)"],
+            log: "broker-\(port).log")
         let broker = KafkaBroker(port: port, process: process, run: run)
         do {
             try await Readiness.wait(for: "the broker on port \(port)", process: process, timeout: .seconds(20)) { Ports.accepts(port) }

@@ -15,18 +15,19 @@ public struct LocalStack: Sendable {
     }
 
     /// Starts Redis and the broker (on the given ports, or free ones), and seeds `documents`
-    /// recipes and `users` users into `corpus` unless that file exists.
+    /// recipes and `users` users into `corpus` unless that file exists (or `documents` is 0).
     public static func start(
         in run: RunDirectory, redisPort: Int? = nil, kafkaPort: Int? = nil, partitions: Int = 6,
-        topics: [String] = KafkaBroker.defaultTopics, corpus: URL? = nil, documents: Int = 2_000, users: Int = 50,
-        binary: String = BraidService.binary, say: (String) -> Void = { _ in }
+        topics: [String] = KafkaBroker.defaultTopics, advertisedHost: String = "127.0.0.1", corpus: URL? = nil,
+        documents: Int = 2_000, users: Int = 50, binary: String = BraidService.binary, say: (String) -> Void = { _ in }
     ) async throws(HarnessError) -> LocalStack {
         let redis = try await RedisServer.start(in: run, port: redisPort)
         say("redis-server listening on 127.0.0.1:\(redis.port) (pid \(redis.process.pid))")
-        let broker = try await KafkaBroker.start(in: run, port: kafkaPort, topics: topics, partitions: partitions)
+        let broker = try await KafkaBroker.start(
+            in: run, port: kafkaPort, topics: topics, partitions: partitions, advertisedHost: advertisedHost)
         say("Kafka broker listening on \(broker.brokers) (pid \(broker.process.pid); topics \(topics.joined(separator: " ")), \(partitions) partitions each)")
         let corpus = corpus ?? run.file("corpus.sqlite")
-        if !FileManager.default.fileExists(atPath: corpus.path) {
+        if documents > 0, !FileManager.default.fileExists(atPath: corpus.path) {
             try await ChildProcess.check(binary, ["seed", "--docs", "\(documents)", "--users", "\(users)", "--db", corpus.path], timeout: .seconds(600))
             say("seeded \(documents) recipes into \(corpus.path)")
         }

@@ -28,13 +28,18 @@ public final class RedisClient: Service, Sendable {
         case cluster(ClusterRouter)
     }
 
-    public init(
+    public convenience init(
         configuration: RedisConfiguration,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger = Logger(label: "braid.redis")
     ) {
+        self.init(configuration: configuration, eventLoopGroup: eventLoopGroup, logger: logger, transport: .tcp)
+    }
+
+    /// A client whose connections open over `transport` (tests: scripted in-memory nodes).
+    init(configuration: RedisConfiguration, eventLoopGroup: any EventLoopGroup, logger: Logger, transport: RedisTransport) {
         self.configuration = configuration
-        let connector = RedisNodeConnector(configuration: configuration, group: eventLoopGroup)
+        let connector = RedisNodeConnector(configuration: configuration, group: eventLoopGroup, transport: transport)
         self.connector = connector
         if configuration.cluster != nil {
             topology = .cluster(ClusterRouter(configuration: configuration, connector: connector, logger: logger))

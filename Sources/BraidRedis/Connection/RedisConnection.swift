@@ -1,5 +1,4 @@
 import NIOCore
-import NIOPosix
 import NIOSSL
 
 /// One TCP (or TLS) connection to a Redis node on which concurrent commands pipeline.
@@ -24,24 +23,20 @@ final class RedisConnection: Sendable {
     /// with an explanation. (Not declared as a typed throw: Swift 6.3's optimiser crashes
     /// splitting async functions with typed throws in release builds.)
     static func connect(
-        to endpoint: RedisEndpoint, configuration: RedisConfiguration, tls: RedisTLSContext?, group: any EventLoopGroup
+        to endpoint: RedisEndpoint, configuration: RedisConfiguration, tls: RedisTLSContext?, group: any EventLoopGroup,
+        transport: RedisTransport
     ) async throws -> RedisConnection {
         let observations = ConnectionObservations()
         let channel: any Channel
         do {
-            channel = try await ClientBootstrap(group: group)
-                .connectTimeout(.milliseconds(Int64(configuration.connectTimeout.milliseconds)))
-                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        let pipeline = channel.pipeline.syncOperations
-                        try pipeline.addHandler(FirstBytesRecorder(observations: observations))
-                        if let tls { try pipeline.addHandler(tls.makeHandler(host: endpoint.host)) }
-                        try pipeline.addHandler(RedisChannelHandler(observations: observations))
-                    }
+            channel = try await transport.open(endpoint, configuration.connectTimeout, group) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    try pipeline.addHandler(FirstBytesRecorder(observations: observations))
+                    if let tls { try pipeline.addHandler(tls.makeHandler(host: endpoint.host)) }
+                    try pipeline.addHandler(RedisChannelHandler(observations: observations))
                 }
-                .connect(host: endpoint.host, port: endpoint.port)
-                .get()
+            }
         } catch let error as RedisConnectionError {
             throw error
         } catch {

@@ -24,17 +24,17 @@ public struct CorpusGenerator: Sendable {
 
     public func recipe(at index: Int) -> CorpusRecipe {
         var random = SplitMix64(seed: seed, stream: 1, index: UInt64(index))
-        let dish = CorpusVocabulary.dishes[random.next(below: CorpusVocabulary.dishes.count)]
+        let dish = CorpusVocabulary.dishes[CorpusVocabulary.dishTable.rank(random.nextUnit())]
         let japanese = FTSMatchExpression.containsCJK(dish.name)
         var title = dish.name
         if random.next(below: 100) < 60 {
             title = japanese
-                ? CorpusVocabulary.japaneseQualifiers[random.next(below: CorpusVocabulary.japaneseQualifiers.count)] + dish.name
-                : CorpusVocabulary.qualifiers[random.next(below: CorpusVocabulary.qualifiers.count)] + " " + dish.name
+                ? CorpusVocabulary.japaneseQualifiers[CorpusVocabulary.japaneseQualifierTable.rank(random.nextUnit())] + dish.name
+                : CorpusVocabulary.qualifiers[CorpusVocabulary.qualifierTable.rank(random.nextUnit())] + " " + dish.name
         }
         var ingredients = dish.ingredients
-        for _ in 0..<random.next(below: 3) {
-            let extra = CorpusVocabulary.extraIngredients[random.next(below: CorpusVocabulary.extraIngredients.count)]
+        for _ in 0..<random.next(below: 4) {
+            let extra = CorpusVocabulary.extraIngredients[CorpusVocabulary.ingredientTable.rank(random.nextUnit())]
             if !ingredients.contains(extra) { ingredients.append(extra) }
         }
         // Skewed towards the first authors: a few prolific ones, a long tail.

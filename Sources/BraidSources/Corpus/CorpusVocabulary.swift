@@ -1,58 +1,49 @@
-/// Word lists the demo corpus is generated from. Titles combine an optional qualifier with a
-/// dish; about one dish in four is Japanese, written in Japanese, so the CJK search path is
-/// exercised by the local stack and the tests.
-enum CorpusVocabulary {
-    struct Dish {
-        var name: String
-        var category: String
-        var ingredients: [String]
-    }
+import Foundation
 
-    static let dishes: [Dish] = [
-        Dish(name: "Curry Rice", category: "main", ingredients: ["rice", "curry roux", "potato", "carrot", "onion"]),
-        Dish(name: "Chicken Curry", category: "main", ingredients: ["chicken", "curry powder", "onion", "tomato", "yogurt"]),
-        Dish(name: "Tomato Pasta", category: "main", ingredients: ["pasta", "tomato", "garlic", "olive oil", "basil"]),
-        Dish(name: "Beef Stew", category: "main", ingredients: ["beef", "potato", "carrot", "red wine", "onion"]),
-        Dish(name: "Fried Rice", category: "main", ingredients: ["rice", "egg", "spring onion", "soy sauce", "ham"]),
-        Dish(name: "Ginger Pork", category: "main", ingredients: ["pork", "ginger", "soy sauce", "mirin", "cabbage"]),
-        Dish(name: "Salmon Teriyaki", category: "main", ingredients: ["salmon", "soy sauce", "mirin", "sugar", "sake"]),
-        Dish(name: "Mushroom Risotto", category: "main", ingredients: ["rice", "mushroom", "parmesan", "butter", "onion"]),
-        Dish(name: "Miso Soup", category: "soup", ingredients: ["miso", "tofu", "wakame", "dashi", "spring onion"]),
-        Dish(name: "Pumpkin Soup", category: "soup", ingredients: ["pumpkin", "milk", "onion", "butter", "cream"]),
-        Dish(name: "Minestrone", category: "soup", ingredients: ["tomato", "carrot", "celery", "beans", "pasta"]),
-        Dish(name: "Caesar Salad", category: "salad", ingredients: ["lettuce", "parmesan", "croutons", "egg", "anchovy"]),
-        Dish(name: "Potato Salad", category: "salad", ingredients: ["potato", "mayonnaise", "cucumber", "egg", "ham"]),
-        Dish(name: "Pancakes", category: "breakfast", ingredients: ["flour", "milk", "egg", "sugar", "butter"]),
-        Dish(name: "French Toast", category: "breakfast", ingredients: ["bread", "egg", "milk", "sugar", "cinnamon"]),
-        Dish(name: "Chocolate Cake", category: "dessert", ingredients: ["chocolate", "flour", "egg", "sugar", "butter"]),
-        Dish(name: "Cheesecake", category: "dessert", ingredients: ["cream cheese", "sugar", "egg", "biscuits", "lemon"]),
-        Dish(name: "Apple Pie", category: "dessert", ingredients: ["apple", "flour", "butter", "sugar", "cinnamon"]),
-        Dish(name: "Banana Bread", category: "dessert", ingredients: ["banana", "flour", "egg", "sugar", "walnut"]),
-        Dish(name: "Gyoza", category: "side", ingredients: ["pork", "cabbage", "garlic", "ginger", "gyoza wrappers"]),
-        Dish(name: "Garlic Bread", category: "side", ingredients: ["bread", "garlic", "butter", "parsley"]),
-        Dish(name: "Matcha Latte", category: "drink", ingredients: ["matcha", "milk", "sugar"]),
-        Dish(name: "Lemonade", category: "drink", ingredients: ["lemon", "sugar", "water", "mint"]),
-        Dish(name: "Onigiri", category: "snack", ingredients: ["rice", "nori", "salmon", "salt"]),
-        // Japanese titles.
-        Dish(name: "カレーライス", category: "main", ingredients: ["rice", "curry roux", "potato", "carrot", "onion"]),
-        Dish(name: "ビーフカレー", category: "main", ingredients: ["beef", "curry roux", "onion", "rice"]),
-        Dish(name: "カレーうどん", category: "main", ingredients: ["udon", "curry roux", "dashi", "spring onion"]),
-        Dish(name: "肉じゃが", category: "main", ingredients: ["beef", "potato", "onion", "soy sauce", "mirin"]),
-        Dish(name: "親子丼", category: "main", ingredients: ["chicken", "egg", "rice", "onion", "dashi"]),
-        Dish(name: "唐揚げ", category: "main", ingredients: ["chicken", "soy sauce", "ginger", "garlic", "potato starch"]),
-        Dish(name: "味噌汁", category: "soup", ingredients: ["miso", "tofu", "wakame", "dashi"]),
-        Dish(name: "抹茶プリン", category: "dessert", ingredients: ["matcha", "milk", "sugar", "gelatin"]),
-    ]
+/// Word lists the demo corpus is generated from, each most common first: ``CorpusGenerator``
+/// draws dishes (``dishes``), title qualifiers and extra ingredients with Zipf-like frequencies,
+/// so that a corpus has head words (`curry`, `egg`: in a quarter to a third of all recipes),
+/// torso words (`lasagna`, `tahini`: in under one recipe in a hundred) and tail words (`haggis`,
+/// `mashua`: in one or two per thousand). Figures of a 20,000-recipe corpus.
+enum CorpusVocabulary {
+    /// Zipf exponents: dish rank r is drawn in proportion to 1 / r^exponent.
+    static let dishExponent = 1.0
+    static let qualifierExponent = 1.0
+    static let ingredientExponent = 1.1
 
     static let qualifiers = [
-        "Quick", "Easy", "Spicy", "Creamy", "Homemade", "Grandma's", "Weeknight", "Healthy", "Smoky",
-        "Crispy", "One-Pot", "Classic",
+        "Easy", "Quick", "Homemade", "Classic", "Simple", "Healthy", "Spicy", "Creamy", "Weeknight", "Grandma's", "One-Pot",
+        "Crispy", "Smoky", "Vegan", "Gluten-Free", "Slow-Cooker", "Cheesy", "Hearty", "Light", "Rustic", "Authentic", "Budget",
+        "Instant Pot", "Sheet-Pan", "Make-Ahead", "Garlicky", "Tangy", "Zesty", "Sticky", "Fluffy", "Golden", "Summer", "Winter",
+        "Festive", "Midnight", "Lazy Sunday", "Velvety", "Charred", "Fiery", "Heirloom",
     ]
-    static let japaneseQualifiers = ["簡単", "本格", "ふわふわ", "絶品", "時短"]
+    static let japaneseQualifiers = ["簡単", "本格", "時短", "ふわふわ", "絶品", "濃厚", "和風", "さっぱり", "節約", "作り置き"]
 
+    /// Added to a dish's own ingredients, up to three per recipe.
     static let extraIngredients = [
-        "salt", "pepper", "garlic", "honey", "chili", "cheese", "spinach", "lemon", "sesame", "coriander",
+        "salt", "pepper", "garlic", "olive oil", "butter", "onion", "sugar", "lemon", "cheese",
+        "chili", "honey", "sesame", "spinach", "coriander", "parsley", "ginger", "soy sauce", "cream",
+        "mushroom", "bacon", "basil", "paprika", "cumin", "thyme", "rosemary", "oregano", "lime",
+        "mint", "avocado", "corn", "peas", "bell pepper", "kale", "walnut", "almond",
+        "cinnamon", "nutmeg", "vanilla", "maple syrup", "mustard", "vinegar", "yogurt", "feta", "mozzarella",
+        "parmesan", "cashew", "peanut", "coconut milk", "fish sauce", "miso", "tahini", "sriracha", "kimchi",
+        "dill", "chives", "leek", "fennel", "celery", "cabbage", "cauliflower", "broccoli", "sweet potato",
+        "pumpkin", "beetroot", "radish", "turnip", "asparagus", "artichoke", "capers", "olives", "anchovy",
+        "smoked paprika", "turmeric", "cardamom", "clove", "star anise", "saffron", "sumac", "za'atar", "harissa",
+        "gochujang", "yuzu", "shiso", "sansho", "wasabi", "mirin", "sake", "bonito flakes", "kombu",
+        "nori", "matcha", "black garlic", "truffle", "pine nut", "pistachio", "hazelnut", "pecan", "macadamia",
+        "quinoa", "farro", "barley", "lentils", "chickpeas", "black beans", "edamame", "tempeh", "seitan",
+        "paneer", "halloumi", "gruyere", "gorgonzola", "burrata", "ricotta", "mascarpone", "pancetta", "chorizo",
+        "prosciutto", "duck fat", "lardo", "anise", "fenugreek", "asafoetida", "amchur", "galangal", "kaffir lime",
+        "pandan", "tamarind", "jaggery", "sorghum", "teff", "amaranth", "freekeh", "nigella", "ajwain",
+        "long pepper", "grains of paradise", "sea buckthorn", "lovage", "sorrel", "purslane", "ramps", "fiddleheads", "salsify",
+        "kohlrabi", "romanesco", "celeriac", "yacon", "oca", "mashua",
     ]
+
+    static let dishTable = ZipfTable(count: dishes.count, exponent: dishExponent)
+    static let qualifierTable = ZipfTable(count: qualifiers.count, exponent: qualifierExponent)
+    static let japaneseQualifierTable = ZipfTable(count: japaneseQualifiers.count, exponent: qualifierExponent)
+    static let ingredientTable = ZipfTable(count: extraIngredients.count, exponent: ingredientExponent)
 
     static let firstNames = [
         "Aiko", "Ben", "Chloe", "Daiki", "Elena", "Farid", "Greta", "Hana", "Ivan", "Julia", "Kenji", "Lina",

@@ -107,6 +107,8 @@ public enum CorpusWriter {
         // A bulk load into a file nobody reads yet: the rollback journal in memory is enough.
         _ = try await connection.query("PRAGMA journal_mode = MEMORY", [])
         _ = try await connection.query("PRAGMA synchronous = OFF", [])
+        // Gateways may be reading the file: wait for their read locks instead of failing.
+        _ = try await connection.query("PRAGMA busy_timeout = 10000", [])
         return connection
     }
 

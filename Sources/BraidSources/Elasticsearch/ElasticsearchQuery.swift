@@ -3,8 +3,10 @@ import BraidCore
 /// The `_search` body of one live query. Pure, so the body is tested as data.
 ///
 /// `bool.must` holds one `multi_match` over the text fields (all words required, like the
-/// SQLite source); `bool.must_not` an `ids` query of ranking B's documents, so `hits.total`
-/// is T excluding them (`track_total_hits: true` makes it exact past 10,000). Profiles:
+/// SQLite source); `bool.must_not` an `ids` query of the excluded documents (ranking B's, and
+/// on later pages of a walk the documents it has shown), so `hits.total` is T excluding them
+/// (`track_total_hits: true` makes it exact past 10,000); `bool.filter` an `ids` query when the
+/// request names its documents (a walk serving a page again). Profiles:
 /// `relevance` sorts by score; `popularity_boosted` wraps the query in a `function_score`
 /// adding `log1p(popularity)`; `newest` sorts by `published_at`. The document field named by
 /// `tieBreaker` orders equal scores, so pages never overlap or skip.
@@ -35,6 +37,9 @@ public struct ElasticsearchQuery: Sendable, Hashable {
         ]
         if !request.excluding.isEmpty {
             bool["must_not"] = .array([.object(["ids": .object(["values": .array(request.excluding.map(JSONValue.string))])])])
+        }
+        if let ids = request.ids {
+            bool["filter"] = .array([.object(["ids": .object(["values": .array(ids.map(JSONValue.string))])])])
         }
         let matches: JSONValue = .object(["bool": .object(bool)])
         let tie: JSONValue = .object([tieBreaker: .object(["order": "asc", "unmapped_type": "keyword"])])

@@ -13,9 +13,23 @@ public struct HTTPRankingSource: SearchSource {
         self.transport = JSONHTTPTransport(client: client, timeout: timeout)
     }
 
+    /// A request with ``SearchRequest/ids`` that the service refuses (400 or 422: a version 1
+    /// service that checks its input strictly) is sent again without them; the caller keeps
+    /// the hits among the ids.
     public func search(_ request: SearchRequest) async throws -> SearchResult {
         try request.validate()
+        do {
+            return try await post(request)
+        } catch let error as SearchSourceError where request.ids != nil && [400, 422].contains(error.status) {
+            var plain = request
+            plain.ids = nil
+            return try await post(plain)
+        }
+    }
+
+    private func post(_ request: SearchRequest) async throws -> SearchResult {
         let body = try RankingServiceContract.encode(request)
-        return try RankingServiceContract.decode(try await transport.post(url, body: body))
+        let headers = [(RankingServiceContract.versionHeader, String(RankingServiceContract.version))]
+        return try RankingServiceContract.decode(try await transport.post(url, body: body, headers: headers))
     }
 }

@@ -4,7 +4,17 @@ import Foundation
 /// The wire contract of a generic HTTP ranking service (`Schemas/ranking-source.schema.json`):
 /// Braid POSTs a ``Request`` and expects `{"total": n, "hits": [{"id", "score"?, "fields"?}],
 /// "match_generation"?}`. Pure encoding and decoding.
+///
+/// Version 2 adds the optional request field `ids` (only these documents), sent only when a walk
+/// serves a page again; every request says its version in the header ``versionHeader``. A
+/// version 1 service keeps working: one that ignores `ids` answers the request as if it were
+/// absent (which Braid filters), one that refuses it (400 or 422) is asked again without it.
 public enum RankingServiceContract {
+    /// The contract version Braid speaks.
+    public static let version = 2
+    /// The request header that carries ``version``.
+    public static let versionHeader = "Braid-Ranking-Contract"
+
     public struct Request: Sendable, Hashable, Codable {
         /// Normalised query text (``QueryNormalizer``).
         public var query: String
@@ -13,8 +23,11 @@ public enum RankingServiceContract {
         public var size: Int
         /// `relevance`, `popularity_boosted` or `newest`.
         public var profile: String
+        /// Version 2: only these documents (absent: all).
+        public var ids: [String]?
 
         public init(_ request: SearchRequest) {
+            ids = request.ids
             query = QueryNormalizer.normalize(request.query)
             excluding = request.excluding
             from = request.from

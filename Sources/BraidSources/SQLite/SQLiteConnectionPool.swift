@@ -117,6 +117,12 @@ final class SQLiteConnectionPool: Sendable {
     /// instead of failing its queries.
     static let cacheKiB = -32_768
 
+    /// How long a query waits for another program's write to the corpus to commit (SQLite
+    /// locks the file while it does) before it fails as unavailable: as long as a gateway waits
+    /// for a live query by default (`gateway.live_timeout_ms`). sqlite-nio's own busy handler
+    /// retries at once and forever, a thread spinning for as long as the lock is held.
+    static let busyTimeoutMs = 1_000
+
     private func openAll() async throws -> ([SQLiteConnection], tables: Set<String>) {
         // Opening read-write would create an empty file where the corpus should be.
         guard FileManager.default.fileExists(atPath: path) else {
@@ -128,6 +134,7 @@ final class SQLiteConnectionPool: Sendable {
                 let connection = try await SQLiteConnection.open(storage: .file(path: Self.readOnlyURI(path)), logger: logger)
                 connections.append(connection)
                 _ = try await connection.query("PRAGMA cache_size = \(Self.cacheKiB)", [])
+                _ = try await connection.query("PRAGMA busy_timeout = \(Self.busyTimeoutMs)", [])
             }
             let tables = try await connections[0].query("SELECT name FROM sqlite_master WHERE type = 'table'", [])
             return (connections, Set(tables.compactMap { $0.column("name")?.string }))

@@ -62,7 +62,7 @@ public struct SQLiteSearchSource: SearchSource {
             var statements = SQLiteSearchStatements(match: match, weights: options.weights, popularityWeight: options.popularityWeight)
             statements.readsGeneration = try await pool.tables().contains("corpus_generation")
             let page = statements.page(request)
-            let count = statements.count(excluding: request.excluding)
+            let count = statements.count(excluding: request.excluding, only: request.ids)
             // Only what the request needs: a count-only request reads no rows, a page whose
             // caller ignores the total counts nothing. One statement runs in this task; only
             // both at once take child tasks (each a hop between threads on the way back).

@@ -7,8 +7,9 @@ import BraidCore
 /// Implementations must be safe to call from many tasks at once and must only throw
 /// ``SearchSourceError`` (or `CancellationError` when the calling task is cancelled).
 public protocol SearchSource: Sendable {
-    /// Hits of `request.query` ranked by `request.profile`, skipping `request.excluding`,
-    /// positions `from..<from+size`, and the number of matches excluding those ids.
+    /// Hits of `request.query` ranked by `request.profile`, skipping `request.excluding` (and,
+    /// when `request.ids` is set, every document not among those ids), positions
+    /// `from..<from+size`, and the number of such matches.
     func search(_ request: SearchRequest) async throws -> SearchResult
 
     /// Releases connections; the source must not be used afterwards.
@@ -31,10 +32,17 @@ public struct SearchRequest: Sendable, Hashable {
     /// False: the caller ignores `total`, and a source may skip counting (the embedded one
     /// does; `total` is then 0). A request of size 0 asks for the total only.
     public var needsTotal: Bool
+    /// Only these documents (nil: all): the hits are those of them that exist and match the
+    /// query now, ranked as usual. How a walk shows a page again with its documents' current
+    /// fields, leaving out those deleted (or no longer matching) since. A source that cannot
+    /// restrict may ignore it: callers keep only the hits among `ids`.
+    public var ids: [String]?
 
     public init(
-        query: String, excluding: [String] = [], from: Int = 0, size: Int = 10, profile: RankingProfile = .relevance, needsTotal: Bool = true
+        query: String, excluding: [String] = [], from: Int = 0, size: Int = 10, profile: RankingProfile = .relevance, needsTotal: Bool = true,
+        ids: [String]? = nil
     ) {
+        self.ids = ids
         self.query = query
         self.excluding = excluding
         self.from = from

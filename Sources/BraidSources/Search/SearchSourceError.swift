@@ -67,5 +67,8 @@ extension SearchRequest {
         guard excluding.count <= Self.maxExcluded else {
             throw SearchSourceError(.badQuery, "at most \(Self.maxExcluded) excluded ids (got \(excluding.count))")
         }
+        if let ids, ids.count > Self.maxSize {
+            throw SearchSourceError(.badQuery, "at most \(Self.maxSize) ids to restrict to (got \(ids.count))")
+        }
     }
 }

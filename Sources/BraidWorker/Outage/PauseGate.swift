@@ -11,7 +11,7 @@ final class PauseGate: Sendable {
         /// The request's partition was revoked (or it was revoked before it could wait):
         /// abandon it.
         case revoked
-        /// The worker is shutting down: abandon it.
+        /// The worker is shutting down, or the waiting task was cancelled: abandon it.
         case stopping
     }
 
@@ -60,18 +60,28 @@ final class PauseGate: Sendable {
 
     /// Waits while an outage lasts; returns at once with `.resumed` when there is none.
     /// `stillCurrent` is checked under the gate's lock before waiting, so a revocation that
-    /// has begun (and will call ``revoke(_:)``, or already did) is never missed.
+    /// has begun (and will call ``revoke(_:)``, or already did) is never missed. A cancelled
+    /// task stops waiting (`.stopping`): the worker's tasks are cancelled when its service
+    /// is, without ``stop()``, and a request held here would otherwise keep it from returning.
     func wait(partition: TopicPartition, stillCurrent: () -> Bool) async -> Outcome {
-        await withCheckedContinuation { continuation in
-            let now: Outcome? = state.withLock { state in
-                if state.stopping { return .stopping }
-                guard state.outage != nil else { return .resumed }
-                guard stillCurrent() else { return .revoked }
-                state.waiters[state.nextID] = Waiter(partition: partition, continuation: continuation)
-                state.nextID += 1
-                return nil
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now: Outcome? = state.withLock { state in
+                    if state.stopping || Task.isCancelled { return .stopping }
+                    guard state.outage != nil else { return .resumed }
+                    guard stillCurrent() else { return .revoked }
+                    state.waiters[id] = Waiter(partition: partition, continuation: continuation)
+                    return nil
+                }
+                if let now { continuation.resume(returning: now) }
             }
-            if let now { continuation.resume(returning: now) }
+        } onCancel: {
+            let cancelled = state.withLock { $0.waiters.removeValue(forKey: id) }
+            cancelled?.continuation.resume(returning: .stopping)
         }
     }
 
