@@ -58,6 +58,15 @@ struct IdentityRouteTests {
                     #expect(try await Self.status(client, method, uri, token: token, body: body) == 401, "\(uri): \(name)")
                 }
             }
+            // The refusals are JSON errors of the documented shape.
+            let unauthenticated = try await client.execute(uri: "/v1/feeds/home", method: .get)
+            let forbidden = try await client.execute(uri: "/v1/feeds/home?user=u00002", method: .get, headers: [.authorization: "Bearer \(mine)"])
+            #expect(unauthenticated.headers[.wwwAuthenticate] == "Bearer")
+            let verdicts = try OpenAPIValidator.validate([
+                (Data(String(buffer: unauthenticated.body).utf8), .response(path: "/v1/feeds/{feed}", method: "GET", status: 401)),
+                (Data(String(buffer: forbidden.body).utf8), .response(path: "/v1/feeds/{feed}", method: "GET", status: 403)),
+            ])
+            #expect(verdicts.allSatisfy { $0 == nil }, "\(verdicts)")
             // Naming the authenticated user is fine; naming another is a 403, whatever the route.
             #expect(try await Self.status(client, .get, "/v1/feeds/home?user=u00001", token: mine) == 200)
             #expect(try await Self.status(client, .get, "/v1/feeds/home?user=u00002", token: mine) == 403)
