@@ -22,7 +22,9 @@ public final class SlowlorisSockets: Sendable {
         var opened: [Int32] = []
         let head = Array((start ?? "GET /v1/search?q=slow HTTP/1.1\r\nHost: \(host)\r\nUser-Agent: slowloris\r\n").utf8)
         for _ in 0..<count {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            // Close-on-exec: a child the process spawns meanwhile (a server of the local stack)
+            // would otherwise inherit the socket and keep the connection open after we close it.
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else {
                 opened.forEach { Glibc.close($0) }
                 throw .failed("socket: \(String(cString: strerror(errno)))")
