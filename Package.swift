@@ -350,7 +350,7 @@ let package = Package(
             swiftSettings: strictness),
         .testTarget(
             name: "BraidHarnessTests",
-            dependencies: ["BraidHarness", "BraidTestSupport"],
+            dependencies: ["BraidHarness", "BraidTestSupport", "BraidConfig"],
             swiftSettings: strictness),
         // The fault scenarios' pure parts: printed lines, session checks, the DLQ reason tally.
         .testTarget(
