@@ -35,7 +35,7 @@ fuzz: bootstrap
 ## Attack a gateway and worker in their production configuration on loopback: ATTACK <name> PASS|FAIL lines (ONLY=<name>).
 attack: bootstrap
 	@swift build
-	@$(DEBUG_BIN)/braid-dev attack
+	@ONLY=$(ONLY) $(DEBUG_BIN)/braid-dev attack
 
 ## Benchmarks: RATIO lines against baselines measured in the same run (ONLY=<group>).
 bench: bootstrap
