@@ -37,11 +37,12 @@ attack: bootstrap
 	@swift build
 	@ONLY=$(ONLY) $(DEBUG_BIN)/braid-dev attack
 
-## Benchmarks: RATIO lines against baselines measured in the same run (ONLY=<group>).
+## Benchmarks (Benchmarks/): RATIO lines against baselines measured in the same run (ONLY=<group>).
 bench: bootstrap
-	@Deploy/local/bench.sh $(ONLY)
+	@swift build -c release
+	@$(RELEASE_BIN)/braid-dev bench $(ONLY)
 
-## Fault injection on loopback: FAULT lines and a verdict per scenario (broker frozen, worker killed, Redis restarted, hostile messages, cluster resharded, cluster primary killed); ONLY=<scenario>, BRAID=<binary>.
+## Fault injection: FAULT lines and a verdict per scenario (broker frozen, worker killed, Redis restarted, hostile messages, cluster resharded, cluster primary killed; as root, on hosts of their own: partitions, a blackholed primary, clock skew); ONLY=<scenario>, BRAID=<binary>.
 faults: bootstrap
 	@swift build -c release
 	@$(RELEASE_BIN)/braid-dev faults $(ONLY)

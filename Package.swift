@@ -197,14 +197,13 @@ let package = Package(
             ],
             swiftSettings: strictness),
 
-        // One CLI: version, plan, gateway, worker, publish, seed, ops, bench.
+        // One CLI: version, plan, gateway, worker, publish, seed, ops, experiment.
         .executableTarget(
             name: "braid",
             dependencies: [
                 "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute", "BraidWorker", "BraidConfig",
                 "BraidWiring",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -231,14 +230,36 @@ let package = Package(
         .executableTarget(
             name: "braid-dev",
             dependencies: [
-                "BraidHarness", "BraidTestSupport", "BraidFaults", "BraidCore",
+                "BraidHarness", "BraidTestSupport", "BraidFaults", "BraidBenchmarks", "BraidCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Sources/BraidDev",
-            swiftSettings: strictness),
+            swiftSettings: strictness,
+            linkerSettings: localLibrdkafka),
+
+        // The benchmarks of `make bench` (`braid-dev bench`): each group starts what it needs
+        // through the harness, runs its external baseline (redis-benchmark, kcat, wrk) and
+        // measures ours in the same run, and prints FIGURE and RATIO lines. A target of this
+        // package, not a package of its own under Benchmarks/: a second package would compile
+        // every dependency a second time in release (10+ minutes on 2 cores). `braid` does not
+        // link it.
+        .target(
+            name: "BraidBenchmarks",
+            dependencies: [
+                "BraidHarness", "BraidCore", "BraidConfig", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute",
+                "BraidWiring",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Benchmarks/BraidBenchmarks",
+            swiftSettings: strictness,
+            linkerSettings: localLibrdkafka),
 
         // Test helpers: the integration tier's servers (from BRAID_TEST_* or started through the
         // harness), its trait, and fixtures shared by tests, fault scenarios and benchmarks.
@@ -265,6 +286,10 @@ let package = Package(
             path: "Tests/BraidFaults",
             swiftSettings: strictness),
 
+        .testTarget(
+            name: "BraidBenchmarksTests",
+            dependencies: ["BraidBenchmarks"],
+            swiftSettings: strictness),
         .testTarget(
             name: "BraidCoreTests",
             dependencies: ["BraidCore", "BraidTestSupport"],

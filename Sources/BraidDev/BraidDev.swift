@@ -9,7 +9,10 @@ struct BraidDev: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "braid-dev",
         abstract: "Run, test, fault-inject and benchmark Braid on a local stack it starts and stops.",
-        subcommands: [RunCommand.self, TestCommand.self, FaultsCommand.self, BrowserCommand.self, FuzzCommand.self, AttackCommand.self, ImageCheckCommand.self])
+        subcommands: [
+            RunCommand.self, TestCommand.self, FaultsCommand.self, BenchCommand.self, BrowserCommand.self, FuzzCommand.self,
+            AttackCommand.self, ImageCheckCommand.self,
+        ])
 }
 
 /// Lines the harness prints about what it does, on stderr, prefixed like the old scripts'.

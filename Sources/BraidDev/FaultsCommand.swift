@@ -64,7 +64,9 @@ struct FaultsCommand: AsyncParsableCommand {
             return first
         }
         await run.stopAll()
-        run.remove()
+        // A failed scenario's FAULT line points at its logs: they stay until the next run
+        // reclaims them.
+        if failed?.isEmpty == true { run.remove() } else { say("logs kept in \(run.url.path)") }
         guard let failed else {
             say("interrupted")
             throw ExitCode(130)

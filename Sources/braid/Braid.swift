@@ -14,7 +14,6 @@ struct Braid: AsyncParsableCommand {
             WorkerCommand.self,
             PublishCommand.self,
             OpsCommand.self,
-            BenchCommand.self,
             SeedCommand.self,
             ExperimentCommand.self,
         ]

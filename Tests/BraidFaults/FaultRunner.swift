@@ -5,6 +5,7 @@ import Foundation
 public enum FaultCatalog {
     public static let scenarios: [any FaultScenario] = [
         BrokerFreeze(), WorkerKill(), RedisRestart(), Hostile(), Reshard(), PrimaryKill(),
+        PartitionGatewayRedis(), PartitionWorkerRedis(), PartitionWorkerBroker(), BlackholeRedis(), ClockSkew(),
     ]
 
     public static var names: [String] { scenarios.map(\.name) }

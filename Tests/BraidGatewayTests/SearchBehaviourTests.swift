@@ -60,6 +60,17 @@ struct SearchBehaviourTests {
             let expired = try await client.json("/v1/search?q=curry&cursor=\(codec.encode(stale))&session=s1")
             #expect(expired.status == 400)
             #expect(expired.errorCode == "cursor_expired")
+            // Validly signed, but expiring later than this gateway would ever issue: its issuer's
+            // clock is ahead by more than the tolerance. Within the tolerance it is served.
+            let lifetime = Int64(configuration.gateway.cursorTtlSeconds)
+            var early = try codec.decode(cursor)
+            early.expiresAt = Int64(Date().timeIntervalSince1970) + lifetime + Int64(CursorCodec.clockSkewToleranceSeconds) + 60
+            let future = try await client.json("/v1/search?q=curry&cursor=\(codec.encode(early))&session=s1")
+            #expect(future.status == 400, "\(future.object)")
+            #expect(future.errorCode == "cursor_from_the_future")
+            early.expiresAt = Int64(Date().timeIntervalSince1970) + lifetime + Int64(CursorCodec.clockSkewToleranceSeconds) - 60
+            let skewed = try await client.json("/v1/search?q=curry&cursor=\(codec.encode(early))&session=s1")
+            #expect(skewed.status == 200, "\(skewed.object)")
         }
     }
 

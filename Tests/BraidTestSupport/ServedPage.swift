@@ -16,6 +16,8 @@ public struct ServedPage: Sendable {
     /// `interleaving.snapshot`: the snapshot version the page interleaves, nil when live-only.
     public var snapshot: Int64?
     public var nextCursor: String?
+    /// `walk`: `exact`, `offset`, `lost` or `capped` (README, "Walks"); nil when absent.
+    public var walk: String?
 
     /// Reads a page from its JSON body; nil when the body is not a page.
     public init?(json data: Data) {
@@ -31,6 +33,7 @@ public struct ServedPage: Sendable {
         degraded = object["degraded"] as? Bool ?? false
         snapshot = ((object["interleaving"] as? [String: Any])?["snapshot"] as? NSNumber)?.int64Value
         nextCursor = object["next_cursor"] as? String
+        walk = object["walk"] as? String
     }
 
     /// Whether the page shows documents of the snapshot (team B).

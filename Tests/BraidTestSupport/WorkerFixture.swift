@@ -154,8 +154,12 @@ public struct WorkerFixture: Sendable {
 
     /// Starts `braid gateway` on a free port (with `environment` over the fixture's) and waits
     /// until it answers /healthz; its log is `<key prefix>-<name>.log` in the run folder.
-    public func startGateway(_ name: String = "gateway", environment extra: [String: String] = [:]) async throws -> BraidService {
-        try await BraidService.gateway(in: run, name: "\(keyPrefix)-\(name)", environment: environment.merging(extra) { $1 }, binary: binary)
+    /// `launcher` is an executable run in place of `braid` that execs it with its arguments.
+    public func startGateway(
+        _ name: String = "gateway", environment extra: [String: String] = [:], launcher: String? = nil
+    ) async throws -> BraidService {
+        try await BraidService.gateway(
+            in: run, name: "\(keyPrefix)-\(name)", environment: environment.merging(extra) { $1 }, binary: launcher ?? binary)
     }
 
     /// Waits until the worker called `name` has been assigned partitions of the requests topic.

@@ -144,7 +144,7 @@ public struct ComponentService: Sendable {
 
     func offset(_ cursor: String?, resolved: Resolved, now: Date) throws(GatewayError) -> Int {
         guard let cursor else { return 0 }
-        let decoded = try codec.decodeRequestCursor(cursor, now: now)
+        let decoded = try codec.decodeRequestCursor(cursor, now: now, lifetime: cursorTTLSeconds)
         guard decoded.queryHash == resolved.cursorBinding, decoded.pageSize == resolved.section.pageSize else {
             throw .badRequest("the cursor belongs to another component, user or tab search", code: "cursor_mismatch")
         }

@@ -338,7 +338,7 @@ public struct SearchService: Sendable {
                 ? WalkState(mode: .offset, id: 0, page: 1) : WalkState(mode: .recorded, id: UInt64.random(in: 0...UInt64.max), page: 1)
             return Position(offset: (parameters.page - 1) * parameters.perPage, size: parameters.perPage, seed: seed, pinned: nil, walk: walk)
         }
-        let cursor = try codec.decodeRequestCursor(text, now: now)
+        let cursor = try codec.decodeRequestCursor(text, now: now, lifetime: cursorTTLSeconds)
         guard cursor.queryHash == QueryNormalizer.hash(query) else {
             throw .badRequest("the cursor belongs to another query; pass the same q as on page 1", code: "cursor_mismatch")
         }

@@ -81,18 +81,23 @@ public final class RunDirectory: Sendable {
     /// The path of `name` inside the folder.
     public func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 
-    /// Starts a child, logging to `log` (a file name in this folder), and records it.
+    /// Starts a child, logging to `log` (a file name in this folder), and records it; in the
+    /// network namespace `namespace` when one is given (``Placement``).
     public func start(
-        _ executable: String, _ arguments: [String], environment: [String: String] = [:], log: String
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], log: String, namespace: String? = nil
     ) async throws(HarnessError) -> ChildProcess {
-        try await start(executable, arguments, environment: environment, logFile: file(log))
+        try await start(executable, arguments, environment: environment, logFile: file(log), namespace: namespace)
     }
 
     /// Starts a child, logging to `logFile` (anywhere), and records it.
     public func start(
-        _ executable: String, _ arguments: [String], environment: [String: String] = [:], logFile: URL
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], logFile: URL, namespace: String? = nil
     ) async throws(HarnessError) -> ChildProcess {
-        let child = try await ChildProcess.start(executable, arguments, environment: environment, log: logFile)
+        // `ip netns exec` enters the namespace and execs the program: the same process, so it
+        // keeps its parent-death signal and is recorded under its own pid.
+        let (program, argv) =
+            if let namespace { (try Toolchain.find("ip"), ["netns", "exec", namespace, executable] + arguments) } else { (executable, arguments) }
+        let child = try await ChildProcess.start(program, argv, environment: environment, log: logFile)
         if let identity = ProcessIdentity.of(child.pid) {
             let record = Record(process: identity, owner: owner, command: ([executable] + arguments).joined(separator: " "))
             try? JSONEncoder().encode(record).write(to: recordFile(child.pid))

@@ -9,25 +9,27 @@ public final class KafkaBroker: Sendable {
     public static let defaultTopics = ["braid.requests", "braid.requests.dlq", "braid.events"]
 
     public let port: Int
+    public let placement: Placement
     public let process: ChildProcess
     private let run: RunDirectory
 
-    /// `127.0.0.1:<port>`, for `kafka.brokers`.
-    public var brokers: String { "127.0.0.1:\(port)" }
+    /// `<address>:<port>`, for `kafka.brokers`.
+    public var brokers: String { "\(placement.address):\(port)" }
 
-    private init(port: Int, process: ChildProcess, run: RunDirectory) {
+    private init(port: Int, placement: Placement, process: ChildProcess, run: RunDirectory) {
         self.port = port
+        self.placement = placement
         self.process = process
         self.run = run
     }
 
     /// Starts the broker on `port` (a free one when nil), waits until it accepts
-    /// connections, and creates `topics` with `partitions` partitions each. It listens on
-    /// 127.0.0.1 and tells clients to connect to `advertisedHost` (another name of this host,
-    /// for clients in a network namespace of their own).
+    /// connections, and creates `topics` with `partitions` partitions each. It listens on its
+    /// placement's address and tells clients to connect to `advertisedHost` (by default the
+    /// same; another name of this host for clients in a network namespace of their own).
     public static func start(
         in run: RunDirectory, port: Int? = nil, topics: [String] = defaultTopics, partitions: Int = 6,
-        advertisedHost: String = "127.0.0.1"
+        advertisedHost: String? = nil, on placement: Placement = .loopback
     ) async throws(HarnessError) -> KafkaBroker {
         guard FileManager.default.isExecutableFile(atPath: Toolchain.tansu) else {
             throw .missingTool("the broker (tansu)", hint: "run Deploy/local/bootstrap.sh (make bootstrap)")
@@ -35,11 +37,14 @@ public final class KafkaBroker: Sendable {
         let port = try Ports.given(port)
         let process = try await run.start(
             Toolchain.tansu,
-            ["broker", "--listener-url", "tcp://127.0.0.1:\(port)", "--advertised-listener-url", "tcp://\(advertisedHost):\(port)"],
-            log: "broker-\(port).log")
-        let broker = KafkaBroker(port: port, process: process, run: run)
+            [
+                "broker", "--listener-url", "tcp://\(placement.address):\(port)",
+                "--advertised-listener-url", "tcp://\(advertisedHost ?? placement.address):\(port)",
+            ],
+            log: "broker-\(placement.address)-\(port).log", namespace: placement.namespace)
+        let broker = KafkaBroker(port: port, placement: placement, process: process, run: run)
         do {
-            try await Readiness.wait(for: "the broker on port \(port)", process: process, timeout: .seconds(20)) { Ports.accepts(port) }
+            try await Readiness.wait(for: "the broker on port \(port)", process: process, timeout: .seconds(20)) { Ports.accepts(port, host: placement.address) }
             for topic in topics { try await broker.createTopic(topic, partitions: partitions) }
         } catch {
             await broker.stop()
@@ -53,7 +58,7 @@ public final class KafkaBroker: Sendable {
     public func createTopic(_ topic: String, partitions: Int = 6) async throws(HarnessError) {
         try await Readiness.wait(for: "topic creation for \(topic)", process: process, timeout: .seconds(20), interval: .milliseconds(100)) {
             guard let (status, output) = try? await ChildProcess.run(
-                Toolchain.tansu, ["topic", "create", topic, "--partitions", "\(partitions)", "--broker", "tcp://127.0.0.1:\(port)"])
+                Toolchain.tansu, ["topic", "create", topic, "--partitions", "\(partitions)", "--broker", "tcp://\(placement.address):\(port)"])
             else { return false }
             return status == 0 || output.contains("already exists")
         }

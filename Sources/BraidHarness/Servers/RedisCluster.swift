@@ -10,18 +10,21 @@ public final class RedisCluster: Sendable {
     public let ports: [Int]
     /// The node processes, in the order of ``ports``.
     public let processes: [ChildProcess]
+    /// Where every node runs (one address, a port each).
+    public let placement: Placement
     private let run: RunDirectory
     private let directory: URL
 
-    /// `127.0.0.1:<port>` of every node.
-    public var nodes: [String] { ports.map { "127.0.0.1:\($0)" } }
-    /// `redis://127.0.0.1:<port>` of every node.
+    /// `<address>:<port>` of every node.
+    public var nodes: [String] { ports.map { "\(placement.address):\($0)" } }
+    /// `redis://<address>:<port>` of every node.
     public var urls: [String] { nodes.map { "redis://\($0)" } }
 
-    private init(name: String, ports: [Int], processes: [ChildProcess], run: RunDirectory, directory: URL) {
+    private init(name: String, ports: [Int], processes: [ChildProcess], placement: Placement, run: RunDirectory, directory: URL) {
         self.name = name
         self.ports = ports
         self.processes = processes
+        self.placement = placement
         self.run = run
         self.directory = directory
     }
@@ -29,7 +32,7 @@ public final class RedisCluster: Sendable {
     /// Starts the six nodes, joins them into a cluster, and waits until every node sees all
     /// six and state ok.
     public static func start(
-        in run: RunDirectory, name: String, nodeTimeout: Duration = .milliseconds(2000)
+        in run: RunDirectory, name: String, nodeTimeout: Duration = .milliseconds(2000), on placement: Placement = .loopback
     ) async throws(HarnessError) -> RedisCluster {
         let server = try Toolchain.find("redis-server")
         let cli = try Toolchain.find("redis-cli")
@@ -49,14 +52,15 @@ public final class RedisCluster: Sendable {
                 try await run.start(
                     server,
                     [
-                        "--port", "\(port)", "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-port", "\(free[index + 6])",
+                        "--port", "\(port)", "--bind", placement.address] + placement.protectedModeOff + [
+                        "--cluster-enabled", "yes", "--cluster-port", "\(free[index + 6])",
                         "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "\(timeoutMs)",
                         "--cluster-require-full-coverage", "no", "--save", "", "--appendonly", "no", "--dir", folder.path,
                         "--daemonize", "no",
                     ],
-                    log: "cluster-\(name)/\(port)/redis.log"))
+                    log: "cluster-\(name)/\(port)/redis.log", namespace: placement.namespace))
         }
-        let cluster = RedisCluster(name: name, ports: ports, processes: processes, run: run, directory: directory)
+        let cluster = RedisCluster(name: name, ports: ports, processes: processes, placement: placement, run: run, directory: directory)
         do {
             for (port, process) in zip(ports, processes) {
                 try await Readiness.wait(for: "cluster node on port \(port)", process: process, timeout: .seconds(20)) {
@@ -67,7 +71,8 @@ public final class RedisCluster: Sendable {
             try await ChildProcess.check(cli, ["--cluster", "create"] + cluster.nodes + ["--cluster-replicas", "1", "--cluster-yes"])
             for (port, process) in zip(ports, processes) {
                 try await Readiness.wait(for: "cluster state ok on port \(port)", process: process, timeout: .seconds(30)) {
-                    guard let info = try? await ChildProcess.run(cli, ["-p", "\(port)", "cluster", "info"]).output else { return false }
+                    guard let info = try? await ChildProcess.run(cli, ["-h", placement.address, "-p", "\(port)", "cluster", "info"]).output
+                    else { return false }
                     return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:6")
                 }
             }

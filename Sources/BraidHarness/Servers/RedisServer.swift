@@ -20,15 +20,17 @@ public final class RedisServer: Sendable {
 
     public let port: Int
     public let tls: TLS?
+    public let placement: Placement
     public let process: ChildProcess
     private let run: RunDirectory
 
-    /// `redis://127.0.0.1:<port>`, or `rediss://` for a TLS server.
-    public var url: String { "\(tls == nil ? "redis" : "rediss")://127.0.0.1:\(port)" }
+    /// `redis://<address>:<port>`, or `rediss://` for a TLS server.
+    public var url: String { "\(tls == nil ? "redis" : "rediss")://\(placement.address):\(port)" }
 
-    private init(port: Int, tls: TLS?, process: ChildProcess, run: RunDirectory) {
+    private init(port: Int, tls: TLS?, placement: Placement, process: ChildProcess, run: RunDirectory) {
         self.port = port
         self.tls = tls
+        self.placement = placement
         self.process = process
         self.run = run
     }
@@ -36,7 +38,7 @@ public final class RedisServer: Sendable {
     /// Starts a server on `port` (a free one when nil) and waits until it accepts commands.
     /// `arguments` are added to redis-server's (e.g. `["--requirepass", "…"]`).
     public static func start(
-        in run: RunDirectory, port: Int? = nil, tls: TLS? = nil, arguments: [String] = []
+        in run: RunDirectory, port: Int? = nil, tls: TLS? = nil, arguments: [String] = [], on placement: Placement = .loopback
     ) async throws(HarnessError) -> RedisServer {
         let port = try Ports.given(port)
         let name = "redis\(tls == nil ? "" : "-tls")-\(port)"
@@ -53,12 +55,13 @@ public final class RedisServer: Sendable {
         let logOffset = Readiness.logSize(run.file("\(name).log"))
         let process = try await run.start(
             server,
-            listen + ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", run.url.path, "--daemonize", "no"] + arguments,
-            log: "\(name).log")
+            listen + ["--bind", placement.address] + placement.protectedModeOff
+                + ["--save", "", "--appendonly", "no", "--dir", run.url.path, "--daemonize", "no"] + arguments,
+            log: "\(name).log", namespace: placement.namespace)
         try await Readiness.wait(for: "redis-server on port \(port)", process: process, timeout: .seconds(20)) {
             Readiness.log(process.log, contains: "Ready to accept connections", after: logOffset)
         }
-        return RedisServer(port: port, tls: tls, process: process, run: run)
+        return RedisServer(port: port, tls: tls, placement: placement, process: process, run: run)
     }
 
     /// Stops the server (SIGTERM) and waits for it to exit.

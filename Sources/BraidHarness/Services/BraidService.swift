@@ -14,16 +14,20 @@ public final class BraidService: Sendable {
     /// What ``ExposedServiceSecrets`` added to the environment it was given (empty on loopback):
     /// `BRAID_ADMIN_TOKEN` is the bearer token of its `/metrics`, for instance.
     public let addedSecrets: [String: String]
+    public let placement: Placement
     private let run: RunDirectory
 
-    /// `http://127.0.0.1:<port>` of a gateway.
-    public var baseURL: String { "http://127.0.0.1:\(port ?? 0)" }
+    /// `http://<address>:<port>` of a gateway.
+    public var baseURL: String { "http://\(placement.address):\(port ?? 0)" }
 
-    private init(kind: Kind, name: String, process: ChildProcess, port: Int?, addedSecrets: [String: String], run: RunDirectory) {
+    private init(
+        kind: Kind, name: String, process: ChildProcess, port: Int?, placement: Placement, addedSecrets: [String: String], run: RunDirectory
+    ) {
         self.kind = kind
         self.name = name
         self.process = process
         self.port = port
+        self.placement = placement
         self.addedSecrets = addedSecrets
         self.run = run
     }
@@ -46,14 +50,16 @@ public final class BraidService: Sendable {
     /// answers 200. Its log is `<name>.log` in the run folder.
     public static func gateway(
         in run: RunDirectory, name: String = "gateway", port: Int? = nil, arguments: [String] = [],
-        environment: [String: String], binary: String = binary, timeout: Duration = .seconds(60)
+        environment: [String: String], binary: String = binary, timeout: Duration = .seconds(60), on placement: Placement = .loopback
     ) async throws(HarnessError) -> BraidService {
         let port = try Ports.given(port)
-        let environment = completed(environment, .gateway, arguments)
+        var listen = ["BRAID_GATEWAY_PORT": "\(port)"]
+        if placement != .loopback { listen["BRAID_GATEWAY_HOST"] = placement.address }
+        let environment = completed(environment.merging(listen) { $1 }, .gateway, arguments)
         let process = try await run.start(
-            binary, ["gateway"] + arguments, environment: environment.all.merging(["BRAID_GATEWAY_PORT": "\(port)"]) { $1 },
-            log: "\(name).log")
-        let service = BraidService(kind: .gateway, name: name, process: process, port: port, addedSecrets: environment.added, run: run)
+            binary, ["gateway"] + arguments, environment: environment.all, log: "\(name).log", namespace: placement.namespace)
+        let service = BraidService(
+            kind: .gateway, name: name, process: process, port: port, placement: placement, addedSecrets: environment.added, run: run)
         try await Readiness.wait(for: "the gateway \(name)", process: process, timeout: timeout, interval: .milliseconds(100)) {
             await HTTPProbe.isOK("\(service.baseURL)/healthz")
         }
@@ -64,11 +70,13 @@ public final class BraidService: Sendable {
     /// `assignedFrom` names its requests topic, waits until the worker owns partitions of it.
     public static func worker(
         in run: RunDirectory, name: String = "worker", arguments: [String] = [], environment: [String: String],
-        assignedFrom topic: String? = nil, binary: String = binary, timeout: Duration = .seconds(60)
+        assignedFrom topic: String? = nil, binary: String = binary, timeout: Duration = .seconds(60), on placement: Placement = .loopback
     ) async throws(HarnessError) -> BraidService {
         let environment = completed(environment, .worker, arguments)
-        let process = try await run.start(binary, ["worker"] + arguments, environment: environment.all, log: "\(name).log")
-        let service = BraidService(kind: .worker, name: name, process: process, port: nil, addedSecrets: environment.added, run: run)
+        let process = try await run.start(
+            binary, ["worker"] + arguments, environment: environment.all, log: "\(name).log", namespace: placement.namespace)
+        let service = BraidService(
+            kind: .worker, name: name, process: process, port: nil, placement: placement, addedSecrets: environment.added, run: run)
         if let topic {
             try await service.waitUntilAssigned(topic, timeout: timeout)
         }

@@ -18,7 +18,7 @@ public struct LocalStack: Sendable {
     /// recipes and `users` users into `corpus` unless that file exists (or `documents` is 0).
     public static func start(
         in run: RunDirectory, redisPort: Int? = nil, kafkaPort: Int? = nil, partitions: Int = 6,
-        topics: [String] = KafkaBroker.defaultTopics, advertisedHost: String = "127.0.0.1", corpus: URL? = nil,
+        topics: [String] = KafkaBroker.defaultTopics, advertisedHost: String? = nil, corpus: URL? = nil,
         documents: Int = 2_000, users: Int = 50, binary: String = BraidService.binary, say: (String) -> Void = { _ in }
     ) async throws(HarnessError) -> LocalStack {
         let redis = try await RedisServer.start(in: run, port: redisPort)

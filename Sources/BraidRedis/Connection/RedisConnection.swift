@@ -1,5 +1,6 @@
 import NIOCore
 import NIOSSL
+import Synchronization
 
 /// One TCP (or TLS) connection to a Redis node on which concurrent commands pipeline.
 ///
@@ -8,6 +9,7 @@ import NIOSSL
 final class RedisConnection: Sendable {
     let channel: any Channel
     let endpoint: RedisEndpoint
+    private let timedOut = Atomic<Bool>(false)
 
     private init(channel: any Channel, endpoint: RedisEndpoint) {
         self.channel = channel
@@ -145,6 +147,7 @@ final class RedisConnection: Sendable {
     private func arm(_ promise: EventLoopPromise<RESPValue>, timeout: Duration) {
         let channel = self.channel
         let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) {
+            self.timedOut.store(true, ordering: .relaxed)
             promise.fail(RedisConnectionError(.timeout, "no reply from \(self.endpoint) within \(timeout)"))
             channel.close(promise: nil)
         }
@@ -169,6 +172,10 @@ final class RedisConnection: Sendable {
         let reply = try await send(arguments, timeout: timeout)
         if case .error(let message) = reply { throw RedisServerError(message: message) }
     }
+
+    /// Whether a command went unanswered for its timeout (and so closed the connection):
+    /// the node may be unreachable rather than slow, as when packets to it vanish.
+    var closedByTimeout: Bool { timedOut.load(ordering: .relaxed) }
 
     /// Completes when the connection has closed, for whatever reason.
     func closed() async {

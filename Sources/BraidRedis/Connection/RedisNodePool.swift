@@ -7,6 +7,11 @@ import Synchronization
 ///
 /// Commands never wait for a connection: with none up, ``liveConnection()`` is nil and the
 /// caller fails at once (a page is then served degraded instead of hanging).
+///
+/// A command that went unanswered for its timeout makes the whole node suspect: the other
+/// connections look up, but when packets to a node vanish (no RST) each would cost the next
+/// commands a full timeout too. Until a new connection to the node has been set up (PING
+/// answered), commands fail at once; against a healthy node that is a round trip later.
 final class RedisNodePool: Sendable {
     let endpoint: RedisEndpoint
     private let connector: RedisNodeConnector
@@ -22,6 +27,8 @@ final class RedisNodePool: Sendable {
         var lastError: RedisConnectionError?
         var hasConnected = false
         var stopped = false
+        /// A command timed out and no connection has been set up since.
+        var suspect = false
     }
 
     init(
@@ -68,8 +75,9 @@ final class RedisNodePool: Sendable {
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
-    /// Round robin over the slots whose connection is up.
+    /// Round robin over the slots whose connection is up; none while the node is suspect.
     func liveConnection() -> RedisConnection? {
+        guard !state.withLock({ $0.suspect }) else { return nil }
         let start = nextSlot.add(1, ordering: .relaxed).oldValue
         return slots.withLock { slots in
             for step in 0..<slots.count {
@@ -110,6 +118,7 @@ final class RedisNodePool: Sendable {
                 state.withLock {
                     $0.hasConnected = true
                     $0.lastError = nil
+                    $0.suspect = false
                 }
                 if failures > 0 { logger.info("reconnected to Redis", metadata: ["node": "\(endpoint)", "slot": "\(index)"]) }
                 failures = 0
@@ -119,6 +128,13 @@ final class RedisNodePool: Sendable {
                     connection.close()
                 }
                 slots.withLock { if $0[index] === connection { $0[index] = nil } }
+                if connection.closedByTimeout {
+                    state.withLock {
+                        $0.suspect = true
+                        $0.lastError = RedisConnectionError(
+                            .timeout, "a command to \(endpoint) went unanswered; waiting for a new connection to answer")
+                    }
+                }
                 if !Task.isCancelled, !isStopped { onConnectionLost(endpoint) }
             } catch {
                 let failure = error as? RedisConnectionError ?? RedisConnectionError(.connectFailed, "\(error)")

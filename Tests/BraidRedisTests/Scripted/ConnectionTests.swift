@@ -2,6 +2,7 @@ import BraidCore
 @testable import BraidRedis
 import NIOCore
 import NIOEmbedded
+import Synchronization
 import Testing
 
 /// The real standalone client (pool, connection set-up, pipelining, timeouts) against one
@@ -12,10 +13,10 @@ struct ConnectionTests {
     static let node = RedisEndpoint(host: "127.0.0.1", port: 6379)
 
     static func configuration(
-        username: String? = nil, password: String? = nil, database: Int = 0, commandTimeout: Duration = .seconds(2)
+        username: String? = nil, password: String? = nil, database: Int = 0, commandTimeout: Duration = .seconds(2), poolSize: Int = 1
     ) -> RedisConfiguration {
         RedisConfiguration(
-            host: node.host, port: node.port, username: username, password: password, database: database, poolSize: 1,
+            host: node.host, port: node.port, username: username, password: password, database: database, poolSize: poolSize,
             commandTimeout: commandTimeout, connectTimeout: .milliseconds(500),
             reconnectBackoff: .init(initial: .milliseconds(5), maximum: .milliseconds(20)))
     }
@@ -106,6 +107,56 @@ struct ConnectionTests {
             try await Self.eventually("a new connection") { redis.channels(to: Self.node).count == 2 }
             try await client.waitUntilConnected(timeout: .seconds(120))
             #expect(try await client.send(["ECHO", "fresh"]).string == "fresh")
+        }
+    }
+
+    /// Packets to a node can vanish (no RST): once one command went unanswered for its timeout,
+    /// the pool's other connections are not trusted either, so commands fail at once instead
+    /// of each costing another timeout, until a new connection to the node is set up.
+    @Test func afterATimeoutCommandsFailAtOnceUntilANewConnectionAnswers() async throws {
+        let redis = ScriptedRedis()
+        let answering = Mutex(true)
+        redis.serve(Self.node) { command, _ in
+            switch command.first {
+            case "GET": .silence
+            // New connections' set-up hangs while the node "does not answer".
+            case "PING": answering.withLock { $0 } ? .reply(.simpleString("PONG")) : .silence
+            case "ECHO": .reply(.bulk(command[1]))
+            default: nil
+            }
+        }
+        try await redis.withClient(Self.configuration(commandTimeout: .seconds(30), poolSize: 2)) { client in
+            try await Self.eventually("both connections up") { redis.channels(to: Self.node).filter(\.isActive).count == 2 }
+            #expect(try await client.send(["ECHO", "before"]).string == "before")
+            answering.withLock { $0 = false }
+            let waiting = Task { try await client.get("never answered") }
+            try await Self.eventually("the GET reached the node") { redis.count(["GET"]) == 1 }
+            for channel in redis.channels(to: Self.node) { await channel.testingEventLoop.advanceTime(by: .seconds(30)) }
+            let timeout = await #expect(throws: RedisConnectionError.self) { _ = try await waiting.value }
+            #expect(timeout?.kind == .timeout)
+            // The other connection is still open, and the node would answer ECHO on it: it is
+            // not used until a new connection has been set up.
+            let stillOpen = redis.channels(to: Self.node).contains { $0.isActive }
+            #expect(stillOpen)
+            let failed = await #expect(throws: RedisConnectionError.self) { _ = try await client.send(["ECHO", "during"]) }
+            #expect(failed?.kind == .unavailable)
+            #expect(failed?.message.contains("went unanswered") == true, "\(failed?.message ?? "")")
+            #expect(redis.count(["ECHO", "during"]) == 0)
+
+            // The replacement's set-up hangs on its PING; once the node answers again, it times
+            // out (on its channel's clock) and the next attempt answers.
+            answering.withLock { $0 = true }
+            let deadline = ContinuousClock.now + .seconds(120)
+            var answered = false
+            while !answered {
+                try #require(ContinuousClock.now < deadline, "no new connection within 120 s")
+                for channel in redis.channels(to: Self.node) where channel.isActive {
+                    await channel.testingEventLoop.advanceTime(by: .seconds(30))
+                }
+                answered = (try? await client.send(["ECHO", "after"]).string) == "after"
+                if !answered { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(answered)
         }
     }
 

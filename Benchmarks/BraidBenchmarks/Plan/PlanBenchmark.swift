@@ -28,13 +28,14 @@ enum PlanBenchmark {
         let near = median(offset: 0, planner: planner)
         let far = median(offset: 1_000_000_000, planner: planner)
         let draftFar = median(offset: 1_000_000_000, planner: draft)
-        print("FIGURE plan.ns_per_plan.offset0 \(format(near))")
-        print("FIGURE plan.ns_per_plan.offset1e9 \(format(far))")
-        print("FIGURE plan.ns_per_slot \(format(far / Double(size)))")
-        print("FIGURE plan.team_draft.ns_per_slot \(format(draftFar / Double(size)))")
-        print("RATIO plan.offset0_over_offset1e9 \(format(near / far))")
+        Report.figure("plan.ns_per_plan.offset0", format(near))
+        Report.figure("plan.ns_per_plan.offset1e9", format(far))
+        Report.figure("plan.ns_per_slot", format(far / Double(size)))
+        Report.figure("plan.team_draft.ns_per_slot", format(draftFar / Double(size)))
+        Report.ratio("plan.offset0_over_offset1e9", format(near / far))
     }
 
+    /// Three decimals at most, without trailing zeros (`184.0`, `5.667`).
     static func format(_ value: Double) -> String {
         String(Double((value * 1000).rounded()) / 1000)
     }

@@ -1,0 +1,40 @@
+import BraidHarness
+import Foundation
+
+/// Sensitivity of team-draft interleaving against an A/B test on click-through, by simulation
+/// over the demo corpus (20,000 recipes): `braid experiment simulate` with its defaults (the
+/// model and every parameter are in the README, "How sensitive"). Prints the sessions each
+/// method needs for 80 % power at α = 0.05 and their ratio, and the false-positive rates of
+/// the sign test and of the A/B test over 1,000 experiments each with no preference. Needs no
+/// server. The seed is BRAID_BENCH_EVALUATION_SEED (default 1); other flags can be passed in
+/// BRAID_BENCH_EVALUATION_ARGS.
+struct EvaluationGroup {
+    let context: BenchmarkContext
+
+    /// The lines the simulation must print for the group to count.
+    static let required = [
+        ("RATIO evaluation.ab_sessions.over_interleaving ", "the simulation printed no sessions ratio"),
+        ("RATIO evaluation.null_false_positive_rate ", "the simulation printed no false-positive rate"),
+    ]
+
+    func run() async throws {
+        let corpus = context.run.file("evaluation-corpus.sqlite")
+        try await context.seed(corpus)
+        let (status, output) = try await ChildProcess.run(
+            context.braid,
+            ["experiment", "simulate", "--db", corpus.path, "--seed", context.settings.evaluationSeed] + context.settings.evaluationArguments,
+            timeout: .seconds(7_200))
+        guard status == 0 else { throw BenchmarkError("braid experiment simulate failed: \(output.suffix(2_000))") }
+        let text = output.trimmingCharacters(in: .newlines)
+        Report.line(text)
+        try Self.check(text)
+    }
+
+    /// Throws unless the simulation's output has every ``required`` line.
+    static func check(_ output: String) throws {
+        let lines = output.split(whereSeparator: \.isNewline)
+        for (prefix, failure) in required where !lines.contains(where: { $0.hasPrefix(prefix) }) {
+            throw BenchmarkError(failure)
+        }
+    }
+}

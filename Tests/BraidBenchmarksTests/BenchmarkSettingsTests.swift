@@ -1,0 +1,40 @@
+import Testing
+
+@testable import BraidBenchmarks
+
+@Suite("benchmark settings from the environment")
+struct BenchmarkSettingsTests {
+    @Test func defaultsAreTheOldScripts() throws {
+        let settings = try BenchmarkSettings(environment: [:])
+        #expect(settings == BenchmarkSettings())
+        #expect(settings.redisRequests == 200_000 && settings.kafkaMessages == 200_000 && settings.partitions == 6)
+        #expect(settings.gatewaySeconds == 10 && settings.gatewayRounds == 2 && settings.gatewayColdRounds == 9)
+        #expect(settings.workerRounds == 5 && settings.workerOrderRounds == 3)
+        #expect(settings.evaluationSeed == "1" && settings.evaluationArguments.isEmpty)
+    }
+
+    @Test func variablesOverrideTheirSetting() throws {
+        let settings = try BenchmarkSettings(environment: [
+            "BRAID_BENCH_GATEWAY_SECONDS": "2", "BRAID_BENCH_GATEWAY_COLD_ROUNDS": "1", "BRAID_BENCH_REDIS_REQUESTS": "20000",
+            "BRAID_PARTITIONS": "3", "BRAID_BENCH_EVALUATION_SEED": "7", "BRAID_BENCH_EVALUATION_ARGS": " --margin 0.2  --queries 5 ",
+            "BRAID_BENCH_KAFKA_MESSAGES": "",
+        ])
+        #expect(settings.gatewaySeconds == 2 && settings.gatewayColdRounds == 1 && settings.redisRequests == 20_000)
+        #expect(settings.partitions == 3 && settings.kafkaMessages == 200_000)
+        #expect(settings.evaluationSeed == "7" && settings.evaluationArguments == ["--margin", "0.2", "--queries", "5"])
+    }
+
+    @Test func badValuesNameTheVariable() {
+        #expect(throws: BenchmarkError.self) { try BenchmarkSettings(environment: ["BRAID_BENCH_GATEWAY_ROUNDS": "two"]) }
+        #expect(throws: BenchmarkError.self) { try BenchmarkSettings(environment: ["BRAID_BENCH_GATEWAY_ROUNDS": "0"]) }
+        #expect(throws: BenchmarkError.self) { try BenchmarkSettings(environment: ["BRAID_BENCH_REDIS_REQUESTS": "49"]) }
+        let error = #expect(throws: BenchmarkError.self) { try BenchmarkSettings(environment: ["BRAID_BENCH_WORKER_ROUNDS": "-1"]) }
+        #expect(error?.message.contains("BRAID_BENCH_WORKER_ROUNDS=-1") == true)
+    }
+
+    @Test func helpListsEveryVariableWithItsDefault() {
+        for knob in BenchmarkSettings.knobs { #expect(BenchmarkSettings.help.contains(knob.name + " (")) }
+        #expect(BenchmarkSettings.help.contains("BRAID_BENCH_GATEWAY_COLD_ROUNDS (9)"))
+        #expect(BenchmarkSettings.help.contains("BRAID_BENCH_EVALUATION_ARGS"))
+    }
+}
