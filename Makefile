@@ -1,7 +1,7 @@
 # The front door. Every target bootstraps what a fresh machine lacks (Deploy/local/bootstrap.sh)
 # and then runs braid-dev, the local-stack harness (Sources/BraidDev), which starts, waits for
 # and stops every server and service it needs.
-.PHONY: run test test-fast browser fuzz bench faults dist dist-check image image-check bootstrap build clean
+.PHONY: run test test-fast browser fuzz attack bench faults dist dist-check image image-check bootstrap build clean
 
 ONLY ?= all
 RELEASE_BIN = .build/release
@@ -12,7 +12,7 @@ run: bootstrap
 	@swift build -c release
 	@$(RELEASE_BIN)/braid-dev run
 
-## Run every test: the fast tier and the integration tier (which starts its own servers), then browser and fuzz.
+## Run every test: the fast tier and the integration tier (which starts its own servers), then browser, fuzz and attack.
 test: bootstrap
 	@swift build --build-tests
 	@$(DEBUG_BIN)/braid-dev test $(ARGS)
@@ -31,6 +31,11 @@ browser: bootstrap
 fuzz: bootstrap
 	@swift build
 	@$(DEBUG_BIN)/braid-dev fuzz
+
+## Attack a gateway and worker in their production configuration on loopback: ATTACK <name> PASS|FAIL lines (ONLY=<name>).
+attack: bootstrap
+	@swift build
+	@ONLY=$(ONLY) $(DEBUG_BIN)/braid-dev attack
 
 ## Benchmarks (Benchmarks/): RATIO lines against baselines measured in the same run (ONLY=<group>).
 bench: bootstrap

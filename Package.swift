@@ -33,7 +33,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
+        // 4.x as well: jwt-kit 5 needs it (the APIs Braid uses are the same in both).
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
@@ -41,6 +44,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
         .package(url: "https://github.com/vapor/sqlite-nio", from: "1.10.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+        // Verifying the users' JWTs (HS256, RS256, ES256; JWKS).
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
         // OTLP/HTTP only: the default traits also build the gRPC exporter (grpc-swift 2, its NIO
         // transport and protobuf glue), minutes of clean build for a transport we do not offer.
@@ -107,6 +112,7 @@ let package = Package(
         .target(
             name: "BraidObservability",
             dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -160,9 +166,14 @@ let package = Package(
             dependencies: [
                 "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute", "BraidObservability",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
@@ -177,6 +188,7 @@ let package = Package(
                 "BraidGateway", "BraidObservability",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -213,14 +225,16 @@ let package = Package(
             ],
             swiftSettings: strictness),
 
-        // The developer's front door (make run, test, browser, fuzz, faults, bench): drives the
-        // harness. Not shipped; the product is `braid`.
+        // The developer's front door (make run, test, browser, fuzz, attack, faults, bench): drives
+        // the harness. Not shipped; the product is `braid`.
         .executableTarget(
             name: "braid-dev",
             dependencies: [
-                "BraidHarness", "BraidTestSupport", "BraidFaults", "BraidBenchmarks",
+                "BraidHarness", "BraidTestSupport", "BraidFaults", "BraidBenchmarks", "BraidCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Sources/BraidDev",
             swiftSettings: strictness,
@@ -253,6 +267,8 @@ let package = Package(
             name: "BraidTestSupport",
             dependencies: [
                 "BraidRedis", "BraidKafka", "BraidHarness",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -301,9 +317,11 @@ let package = Package(
             name: "BraidGatewayTests",
             dependencies: [
                 "BraidGateway", "BraidWiring", "BraidConfig", "BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka",
-                "BraidSources", "BraidTestSupport", "BraidFaults",
+                "BraidSources", "BraidTestSupport", "BraidFaults", "BraidHarness", "BraidObservability",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strictness),
         .testTarget(
@@ -357,7 +375,7 @@ let package = Package(
             swiftSettings: strictness),
         .testTarget(
             name: "BraidHarnessTests",
-            dependencies: ["BraidHarness", "BraidTestSupport"],
+            dependencies: ["BraidHarness", "BraidTestSupport", "BraidConfig"],
             swiftSettings: strictness),
         // The fault scenarios' pure parts: printed lines, session checks, the DLQ reason tally.
         .testTarget(

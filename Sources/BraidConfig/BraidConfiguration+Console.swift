@@ -8,20 +8,8 @@ extension BraidConfiguration {
         if !console.token.isEmpty, console.token.count < 16 {
             throw ConfigurationError(message: "console.token must be at least 16 characters")
         }
-    }
-
-    /// The console shows documents, experiments and the workers' state: without a token the
-    /// gateway may serve it only on loopback, so a production gateway cannot expose it by
-    /// accident. Checked by the gateway only (workers read the same file and serve no console).
-    public func validateConsoleExposure() throws(ConfigurationError) {
-        if console.enabled, console.token.isEmpty, !Self.isLoopback(gateway.host) {
-            throw ConfigurationError(
-                message: "console.enabled with gateway.host \(gateway.host) needs console.token "
-                    + "(BRAID_CONSOLE_TOKEN or BRAID_CONSOLE_TOKEN_FILE), or console.enabled: false")
+        if !console.token.isEmpty, console.token == admin.token {
+            throw ConfigurationError(message: "console.token and admin.token must differ")
         }
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 }

@@ -8,6 +8,12 @@ extension BraidConfiguration.GatewaySection {
         return Self.rfc3339(previousCursorKeyUntil)
     }
 
+    /// The same for `previous_impression_key`, which ends at the same time.
+    public var previousImpressionKeyExpiry: Date? {
+        guard !previousImpressionKey.isEmpty else { return nil }
+        return Self.rfc3339(previousCursorKeyUntil)
+    }
+
     static func rfc3339(_ text: String) -> Date? {
         let formatter = ISO8601DateFormatter()
         if let date = formatter.date(from: text) { return date }
@@ -21,12 +27,20 @@ extension BraidConfiguration {
     /// never values.
     func validateSecrets() throws(ConfigurationError) {
         func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
-        if gateway.previousCursorKey.isEmpty {
+        guard gateway.impressionKey != gateway.cursorKey else {
+            throw fail("gateway.impression_key must differ from gateway.cursor_key")
+        }
+        if !gateway.previousImpressionKey.isEmpty {
+            guard gateway.previousImpressionKey != gateway.impressionKey else {
+                throw fail("gateway.previous_impression_key must differ from gateway.impression_key")
+            }
+        }
+        if gateway.previousCursorKey.isEmpty && gateway.previousImpressionKey.isEmpty {
             guard gateway.previousCursorKeyUntil.isEmpty else {
-                throw fail("gateway.previous_cursor_key_until is set but gateway.previous_cursor_key is not")
+                throw fail("gateway.previous_cursor_key_until is set but neither gateway.previous_cursor_key nor gateway.previous_impression_key is")
             }
         } else {
-            guard gateway.previousCursorKey != gateway.cursorKey else {
+            guard gateway.previousCursorKey.isEmpty || gateway.previousCursorKey != gateway.cursorKey else {
                 throw fail("gateway.previous_cursor_key must differ from gateway.cursor_key")
             }
             guard BraidConfiguration.GatewaySection.rfc3339(gateway.previousCursorKeyUntil) != nil else {

@@ -25,8 +25,10 @@ extension BraidConfiguration {
             throw fail("worker.probe_max_backoff_ms must be at least worker.probe_backoff_ms")
         }
         guard !gateway.cursorKey.isEmpty else { throw fail("gateway.cursor_key must not be empty") }
+        guard !gateway.impressionKey.isEmpty else { throw fail("gateway.impression_key must not be empty") }
         try validateSecrets()
         try validateConsole()
+        try validateAccess()
         try validateTracing()
         guard (1...100).contains(gateway.defaultPerPage) else { throw fail("gateway.default_per_page must be 1-100") }
         for (name, ranking) in rankings {

@@ -19,6 +19,12 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
     public var logging = LoggingSection()
     public var console = ConsoleSection()
     public var tracing = TracingSection()
+    /// The admin token: `/metrics`, the admin and experiment routes, the console.
+    public var admin = AdminSection()
+    /// Where personalised routes take the user from.
+    public var identity = IdentitySection()
+    /// Timeouts and the connection cap of every HTTP listener (gateway, admin, worker metrics).
+    public var http = HTTPSection()
 
     public init() {}
 
@@ -172,12 +178,25 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
     public struct GatewaySection: Codable, Sendable, Equatable {
         public var host = "127.0.0.1"
         public var port = 8080
-        /// HMAC key of cursors. The default is for local use only: set your own in production.
-        public var cursorKey = "braid-local-development-key"
-        /// The key before the last rotation: cursors and impression ids it signed stay valid
+        /// The admin listener (`/metrics`, `/v1/admin/*`, `/v1/experiments/*`, the console);
+        /// empty: those routes share the public listener, behind the admin or console token.
+        public var adminHost = ""
+        public var adminPort = 9465
+        /// HMAC key of cursors. The default is a public development key, refused by a gateway
+        /// that listens beyond loopback (``BraidConfiguration/validateExposure(of:resolve:)``).
+        public var cursorKey = SecretStrength.developmentCursorKey
+        /// HMAC key of impression ids (team-draft evidence); the same rules as the cursor key.
+        public var impressionKey = SecretStrength.developmentImpressionKey
+        /// The keys before the last rotation: cursors and impression ids they signed stay valid
         /// until `previous_cursor_key_until` (an RFC 3339 time), so sessions survive a rotation.
         public var previousCursorKey = ""
+        public var previousImpressionKey = ""
         public var previousCursorKeyUntil = ""
+        /// Addresses or CIDR ranges of the proxies whose `X-Forwarded-For` and
+        /// `X-Forwarded-Proto` are believed; empty: nobody's.
+        public var trustedProxies: [String] = []
+        /// Origins allowed to call the public routes from a browser (CORS); empty: CORS off.
+        public var corsOrigins: [String] = []
         public var cursorTtlSeconds = 3_600
         /// Most bytes of one walk's record in Redis (the A documents it has shown; 5-7 bytes
         /// a document with ids like r012345); past it the walk is paged by offset. 0: no records,

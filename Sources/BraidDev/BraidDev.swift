@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 /// `braid-dev`: the developer's front door to the local stack, behind `make run`, `make test`,
-/// `make faults`, `make bench`, `make browser` and `make fuzz`. Not part of the product: the
+/// `make faults`, `make bench`, `make browser`, `make fuzz` and `make attack`. Not part of the product: the
 /// release ships `braid` alone.
 @main
 struct BraidDev: AsyncParsableCommand {
@@ -11,7 +11,7 @@ struct BraidDev: AsyncParsableCommand {
         abstract: "Run, test, fault-inject and benchmark Braid on a local stack it starts and stops.",
         subcommands: [
             RunCommand.self, TestCommand.self, FaultsCommand.self, BenchCommand.self, BrowserCommand.self, FuzzCommand.self,
-            ImageCheckCommand.self,
+            AttackCommand.self, ImageCheckCommand.self,
         ])
 }
 

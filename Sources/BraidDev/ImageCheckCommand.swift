@@ -68,11 +68,14 @@ struct ImageCheckCommand: AsyncParsableCommand {
     ) async throws {
         let network = ["--network", "slirp4netns:allow_host_loopback=true"]
         let host = Self.hostSeenFromContainers
-        let secrets = try (1...4).map { _ in try Self.secret() }
+        // The image listens on 0.0.0.0, so each secret must be real and the gateway needs a
+        // verified identity mode (the page below is not personalised: proxy mode suffices).
+        let secrets = (1...5).map { _ in ExposedServiceSecrets.random() }
         let environment = [
             "BRAID_REDIS_URL=redis://\(host):\(stack.redis.port)", "BRAID_KAFKA_BROKERS=\(host):\(stack.broker.port)",
             "BRAID_SEARCH_SQLITE_PATH=/var/lib/braid/data/corpus.sqlite", "BRAID_GATEWAY_CURSOR_KEY=\(secrets[0])",
-            "BRAID_CONSOLE_TOKEN=\(secrets[1])",
+            "BRAID_GATEWAY_IMPRESSION_KEY=\(secrets[1])", "BRAID_CONSOLE_TOKEN=\(secrets[2])", "BRAID_ADMIN_TOKEN=\(secrets[3])",
+            "BRAID_IDENTITY_MODE=proxy", "BRAID_IDENTITY_PROXY_SECRET=\(secrets[4])",
         ].flatMap { ["-e", $0] }
         let mount = ["-v", "\(data.path):/var/lib/braid/data"]
 
@@ -125,14 +128,6 @@ struct ImageCheckCommand: AsyncParsableCommand {
 
     /// The host's loopback, seen from a slirp4netns namespace.
     static let hostSeenFromContainers = "10.0.2.2"
-
-    /// 32 random bytes, base64url: a secret no deny list knows.
-    static func secret() throws -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
 }
 
 /// podman with the flags this machine needs (../shared/LOCAL-STACK.md): Debian's runc (crun

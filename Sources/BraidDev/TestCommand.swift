@@ -4,15 +4,15 @@ import Foundation
 
 /// `make test`: every test. `swift test` starts the integration tier's servers itself (through
 /// the harness, in the test process); then, for a whole run, the console in headless
-/// Chromium and the gateway fuzzed against the OpenAPI document.
+/// Chromium, the gateway fuzzed against the OpenAPI document, and the attack suite.
 struct TestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "test",
         abstract: "Run every test (after `swift build --build-tests`); arguments go to `swift test`.",
         discussion: """
             With arguments (e.g. --filter Kafka) only `swift test` runs, with them. Without, the browser
-            check (`braid-dev browser`) and the fuzzing (`braid-dev fuzz`, FUZZ_EXAMPLES=10) follow, even when
-            the tests failed; the exit status is non-zero if any of the three failed.
+            check (`braid-dev browser`), the fuzzing (`braid-dev fuzz`, FUZZ_EXAMPLES=10) and the attack suite
+            (`braid-dev attack`) follow, even when the tests failed; the exit status is non-zero if any of the four failed.
             """)
 
     @Argument(parsing: .captureForPassthrough, help: "Arguments for `swift test`.")
@@ -27,6 +27,7 @@ struct TestCommand: AsyncParsableCommand {
             if try await Self.inherit(me, ["browser"]) != 0 { failed.append("browser") }
             let examples = ProcessInfo.processInfo.environment["FUZZ_EXAMPLES"] ?? "10"
             if try await Self.inherit(me, ["fuzz", "--examples", examples]) != 0 { failed.append("fuzz") }
+            if try await Self.inherit(me, ["attack"]) != 0 { failed.append("attack") }
         }
         guard failed.isEmpty else {
             Say.line("test", "FAILED: \(failed.joined(separator: ", "))")

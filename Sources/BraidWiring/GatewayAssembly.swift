@@ -23,12 +23,18 @@ public struct GatewayAssembly: Sendable {
     public let provider: FeedComponentProvider
     let corpus: SQLiteComponentProvider
     let configuration: BraidConfiguration
-    /// Services of the gateway besides the HTTP server (the console's experiment sampler).
+    /// Services of the gateway besides the HTTP server (the console's experiment sampler, the
+    /// JWKS refresher).
     public let background: [any Service]
+    /// The sockets it binds, resolved and checked (``BraidConfiguration/validateExposure(of:resolve:)``).
+    public let listeners: [ResolvedListener]
 
+    /// Refuses (throws) before anything is built when the configuration is unsafe for the
+    /// addresses it listens on.
     public init(configuration: BraidConfiguration, logger: Logger = Logger(label: "braid.gateway")) throws {
         self.configuration = configuration
-        try configuration.validateConsoleExposure()
+        let listeners = try configuration.validateExposure(of: .gateway)
+        self.listeners = listeners
         let redis = try configuration.redis.makeClient()
         let keys = configuration.redis.cacheKeys
         let store = PrecomputeStore(redis: redis, keys: keys)
@@ -40,8 +46,9 @@ public struct GatewayAssembly: Sendable {
             publisher: RequestPublisher(producer: producer, topic: configuration.kafka.requestsTopic), redis: redis, keys: keys)
         let gateway = configuration.gateway
         let retired = gateway.previousCursorKeyExpiry.map { RetiredKey(key: Array(gateway.previousCursorKey.utf8), until: $0) }
+        let retiredImpressions = gateway.previousImpressionKeyExpiry.map { RetiredKey(key: Array(gateway.previousImpressionKey.utf8), until: $0) }
         let codec = CursorCodec(key: Array(gateway.cursorKey.utf8), retired: retired)
-        let impressions = ImpressionCodec(key: Array(gateway.cursorKey.utf8), retired: retired)
+        let impressions = ImpressionCodec(key: Array(gateway.impressionKey.utf8), retired: retiredImpressions)
         let liveTimeout = Duration.milliseconds(gateway.liveTimeoutMs)
         let search = SearchService(
             arms: try configuration.armSelector(),
@@ -72,10 +79,12 @@ public struct GatewayAssembly: Sendable {
             console = ConsoleRoutes(settings: settings, history: history, workers: workers, search: search)
             background.append(ExperimentSampler(history: history, events: events))
         }
+        let (identity, refresher) = configuration.userIdentity()
+        if let refresher { background.append(refresher) }
         self.routes = GatewayRoutes(
             search: search, components: components, events: events, readiness: Readiness(redis: redis, source: source),
             defaultPerPage: gateway.defaultPerPage, batchTimeout: .milliseconds(gateway.batchTimeoutMs), console: console,
-            tracing: configuration.tracing.enabled)
+            tracing: configuration.tracing.enabled, identity: identity, access: configuration.accessPolicy(listeners: listeners))
         self.background = background
         self.redis = redis
         self.producer = producer
@@ -85,15 +94,28 @@ public struct GatewayAssembly: Sendable {
     }
 
     /// The HTTP server on `gateway.host:gateway.port` (port 0: any free port, reported to
-    /// `onServerRunning`).
+    /// `onServerRunning`), bound at the address that was checked, with the `http.*` limits.
     public func application(
         logger: Logger = Logger(label: "braid.gateway.http"), onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        Application(
-            router: routes.router(),
-            configuration: .init(address: .hostname(configuration.gateway.host, port: configuration.gateway.port), serverName: "braid"),
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
-            logger: logger)
+        let limits = configuration.httpLimits
+        let listener = listeners[0]
+        return Application(
+            router: routes.router(), server: limits.server, configuration: limits.configuration(host: listener.address, port: listener.port),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) }, logger: logger)
+    }
+
+    /// The admin listener (`gateway.admin_host:gateway.admin_port`), when configured: the
+    /// admin surface and the public routes behind the admin credentials.
+    public func adminApplication(
+        logger: Logger = Logger(label: "braid.gateway.admin"), onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> (any Service)? {
+        guard let listener = listeners.first(where: { $0.key == "gateway.admin_host" }) else { return nil }
+        let limits = configuration.httpLimits
+        return Application(
+            router: routes.adminRouter(), server: limits.server,
+            configuration: limits.configuration(host: listener.address, port: listener.port),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) }, logger: logger)
     }
 
     /// Clients the routes need running, in start order, then the background services.

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import BraidConfig
+import BraidGateway
 import BraidCore
 import BraidKafka
 import BraidObservability
@@ -7,6 +8,7 @@ import BraidPrecompute
 import BraidRedis
 import BraidSources
 import BraidWorker
+import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -30,7 +32,10 @@ public struct WorkerAssembly: Sendable {
     /// keeps 8 per host, which would cap an I/O-bound worker at 8 requests at once).
     let httpClient: HTTPClient
 
+    /// Refuses (throws) before anything is built when the configuration is unsafe for the
+    /// address its metrics listen on.
     public init(configuration: BraidConfiguration, logger: Logger = Logger(label: "braid.worker")) throws {
+        let listener = try configuration.validateExposure(of: .worker)[0]
         let redis = try configuration.redis.makeClient()
         let keys = configuration.redis.cacheKeys
         let store = PrecomputeStore(redis: redis, keys: keys)
@@ -65,8 +70,10 @@ public struct WorkerAssembly: Sendable {
             consumer: eventsConfiguration, deadLetters: deadLetters,
             processor: EventProcessor(store: ExperimentStore(redis: redis, keys: keys)), store: store,
             configuration: workerConfiguration, logger: Logger(label: "braid.worker.events"))
-        self.metrics = MetricsEndpoint.service(
-            host: worker.metricsHost, port: worker.metricsPort, logger: Logger(label: "braid.worker.metrics"))
+        let limits = configuration.httpLimits
+        self.metrics = Application(
+            router: MetricsEndpoint.router(token: configuration.admin.token), server: limits.server,
+            configuration: limits.configuration(host: listener.address, port: listener.port), logger: Logger(label: "braid.worker.metrics"))
         self.redis = redis
         self.producer = producer
         self.source = source

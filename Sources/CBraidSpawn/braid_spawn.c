@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,6 +50,14 @@ int braid_spawn(const char *path, char *const argv[], char *const envp[], const 
         if (stdin_fd >= 0 && dup2(stdin_fd, 0) < 0) fail_in_child(report[1]);
         if (stdout_fd >= 0 && dup2(stdout_fd, 1) < 0) fail_in_child(report[1]);
         if (stderr_fd >= 0 && dup2(stderr_fd, 2) < 0) fail_in_child(report[1]);
+        // Nothing but 0-2 crosses exec: a descriptor the parent opened without O_CLOEXEC (a
+        // socket a test holds, one a server accepted) would otherwise stay open in the child,
+        // and the connection with it, after the parent closes it.
+        if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+            struct rlimit limit;
+            int top = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY ? (int)limit.rlim_cur : 65536;
+            for (int fd = 3; fd < top; fd++) fcntl(fd, F_SETFD, FD_CLOEXEC);
+        }
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);

@@ -24,16 +24,19 @@ struct GatewayCommand: AsyncParsableCommand {
         let gateway = try GatewayAssembly(configuration: configuration, logger: logger)
         let application = gateway.application { port in
             logger.info("listening", metadata: ["address": "http://\(configuration.gateway.host):\(port)"])
-            if configuration.console.enabled {
+            if configuration.console.enabled, configuration.gateway.adminHost.isEmpty {
                 logger.info(
                     "console", metadata: ["address": "http://\(configuration.gateway.host):\(port)/console/", "token_required": "\(!configuration.console.token.isEmpty)"])
             }
         }
+        let admin = gateway.adminApplication { port in
+            logger.info("admin listening", metadata: ["address": "http://\(configuration.gateway.adminHost):\(port)", "token_required": "\(!configuration.admin.token.isEmpty || !configuration.console.token.isEmpty)"])
+        }
         let group = ServiceGroup(
             configuration: .init(
                 // The exporter first: it stops last, exporting the spans of the drained requests.
-                services: (tracing.map { [$0] } ?? []) + gateway.clients + [application], gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
+                services: (tracing.map { [$0] } ?? []) + gateway.clients + [application] + (admin.map { [$0] } ?? []),
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         await gateway.shutdown()
     }

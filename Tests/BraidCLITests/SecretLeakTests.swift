@@ -63,6 +63,7 @@ struct SecretLeakTests {
         let secrets = [
             "redis": "redis-pw-\(tag)", "kafka": "kafka-pw-\(tag)", "elasticsearch": "es-key-\(tag)",
             "cursor": "cursor-key-\(tag)", "previous": "previous-key-\(tag)", "wrong": "wrong-pw-\(tag)",
+            "mistyped": "mistyped-pw-\(tag)",
         ]
         let redis = try RedisServerProcess(extraArguments: ["--requirepass", secrets["redis"]!])
         try await redis.start()
@@ -129,6 +130,15 @@ struct SecretLeakTests {
             #expect(unusable.status != 0)
             #expect(unusable.stderr.contains("redis.url"), "\(unusable.stderr)")
             printed["ops with a bad URL"] = unusable.stdout + unusable.stderr
+
+            // A mistyped secret property: refused at start, naming the property, not the value.
+            var mistyped = environment
+            mistyped["BRAID_KAFKA_PROPERTY_SASL_PASSWROD"] = secrets["mistyped"]!
+            mistyped["BRAID_GATEWAY_PORT"] = "\(try FreePort.find())"
+            let typo = try BraidBinary.run(["gateway"], environment: mistyped)
+            #expect(typo.status != 0)
+            #expect((typo.stdout + typo.stderr).contains("sasl.passwrod"), "\(typo.stderr)")
+            printed["gateway with a mistyped Kafka property"] = typo.stdout + typo.stderr
 
             gateway.signal(SIGTERM)
             worker.signal(SIGTERM)

@@ -11,22 +11,22 @@ struct ConsoleConfigurationTests {
         #expect(configuration.console.token.isEmpty)
         #expect(configuration.console.sampleIntervalMs == 5_000 && configuration.console.samples == 720)
         try configuration.validate()
-        try configuration.validateConsoleExposure()
+        _ = try configuration.validateExposure(of: .gateway)
     }
 
     @Test func beyondLoopbackTheGatewayNeedsATokenOrNoConsole() throws {
-        let open = try ConfigurationLoader.load(file: nil, environment: ["BRAID_GATEWAY_HOST": "0.0.0.0"])
-        try open.validate()  // a worker reading the same file is fine
-        let refused = #expect(throws: ConfigurationError.self) { try open.validateConsoleExposure() }
-        #expect(refused?.message.contains("console.token") == true)
-        try ConfigurationLoader.load(file: nil, environment: ["BRAID_GATEWAY_HOST": "0.0.0.0", "BRAID_CONSOLE_TOKEN": "a-token-of-20-chars!"])
-            .validateConsoleExposure()
-        try ConfigurationLoader.load(file: nil, environment: ["BRAID_GATEWAY_HOST": "0.0.0.0", "BRAID_CONSOLE_ENABLED": "false"])
-            .validateConsoleExposure()
+        let open = try ConfigurationLoader.load(file: nil, environment: ExposureTests.production().merging(["BRAID_CONSOLE_TOKEN": ""]) { $1 })
+        try open.validate()
+        let refused = #expect(throws: ConfigurationError.self) { try open.validateExposure(of: .gateway) }
+        #expect(refused?.message.contains("console.token is not set") == true, "\(String(describing: refused))")
+        _ = try open.validateExposure(of: .worker)  // a worker reading the same file serves no console
+        _ = try ConfigurationLoader.load(file: nil, environment: ExposureTests.production()).validateExposure(of: .gateway)
+        _ = try ConfigurationLoader.load(file: nil, environment: ExposureTests.production().merging(["BRAID_CONSOLE_TOKEN": "", "BRAID_CONSOLE_ENABLED": "false"]) { $1 })
+            .validateExposure(of: .gateway)
     }
 
     @Test func shortTokensAndOutOfRangeSamplingAreRefused() throws {
-        for environment in [["BRAID_CONSOLE_TOKEN": "short"], ["BRAID_CONSOLE_SAMPLE_INTERVAL_MS": "10"], ["BRAID_CONSOLE_SAMPLES": "1"]] {
+        for environment in [["BRAID_CONSOLE_TOKEN": "short"], ["BRAID_ADMIN_TOKEN": "short"], ["BRAID_CONSOLE_TOKEN": "the-same-token-1234", "BRAID_ADMIN_TOKEN": "the-same-token-1234"], ["BRAID_CONSOLE_SAMPLE_INTERVAL_MS": "10"], ["BRAID_CONSOLE_SAMPLES": "1"]] {
             let configuration = try ConfigurationLoader.load(file: nil, environment: environment)
             #expect(throws: ConfigurationError.self, "\(environment)") { try configuration.validate() }
         }

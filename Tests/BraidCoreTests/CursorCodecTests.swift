@@ -29,6 +29,15 @@ struct CursorCodecTests {
         }
     }
 
+    /// A leaked key lets anyone sign a cursor; what it may ask for stays bounded all the same.
+    @Test func aValidlySignedCursorWithAnOversizedPageIsRefused() throws {
+        var forged = cursor()
+        forged.pageSize = 1_000
+        #expect(throws: CursorError.malformed) { try codec.decode(codec.encode(forged), now: now) }
+        forged.pageSize = CursorCodec.maxPageSize
+        #expect(try codec.decode(codec.encode(forged), now: now).pageSize == 100)
+    }
+
     @Test func roundTripsWithAndWithoutSnapshot() throws {
         for value in [cursor(), cursor(snapshot: nil)] {
             let text = codec.encode(value)

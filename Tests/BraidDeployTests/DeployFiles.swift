@@ -9,7 +9,7 @@ enum Deploy {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Routes `braid gateway` serves without parameters (Sources/BraidGateway/HTTP/GatewayRoutes.swift).
-    static let gatewayRoutes: Set<String> = ["/healthz", "/readyz", "/metrics"]
+    static let gatewayRoutes: Set<String> = ["/healthz", "/readyz"]
 
     static func kubernetesFiles() throws -> [URL] {
         try FileManager.default.contentsOfDirectory(at: root.appendingPathComponent("Deploy/kubernetes"), includingPropertiesForKeys: nil)
@@ -32,8 +32,12 @@ enum Deploy {
 
     /// What a container of a Deployment runs with: the ConfigMap's braid.yaml followed by the
     /// Secret's kafka-properties.yaml (as the render-config init container concatenates them),
-    /// under the container's environment (envFrom ConfigMaps, env values and Secret keys).
-    static func configuration(of deployment: Manifest, container: Container, in manifests: [Manifest]) throws -> BraidConfiguration {
+    /// under the container's environment (envFrom ConfigMaps, env values and Secret keys, and
+    /// `_FILE` variables naming a key of a mounted Secret volume). `secrets` replaces values of
+    /// the Secret's keys (an operator's real ones instead of the shipped placeholders).
+    static func configuration(
+        of deployment: Manifest, container: Container, in manifests: [Manifest], secrets: [String: String] = [:]
+    ) throws -> BraidConfiguration {
         var text = ""
         for volume in Yaml.list(deployment.value("spec", "template", "spec", "volumes")) {
             if let name = Yaml.string(Yaml.value(volume, "configMap", "name")) {
@@ -58,13 +62,55 @@ enum Deploy {
             } else if let secret = Yaml.string(Yaml.value(variable, "valueFrom", "secretKeyRef", "name")),
                 let key = Yaml.string(Yaml.value(variable, "valueFrom", "secretKeyRef", "key"))
             {
-                environment[name] = try manifests.one("Secret", secret).dataValue(key)
+                environment[name] = try secrets[key] ?? manifests.one("Secret", secret).dataValue(key)
             }
+        }
+        // `BRAID_*_FILE` naming a key of a mounted Secret: the file the pod would read.
+        var files: [String] = []
+        defer { files.forEach { try? FileManager.default.removeItem(atPath: $0) } }
+        for (name, path) in environment where name.hasSuffix("_FILE") {
+            let (secret, key) = try #require(try Self.mountedSecret(path, deployment: deployment, container: container), "\(name): \(path) is no Secret key")
+            let value = try #require(try secrets[key] ?? manifests.one("Secret", secret).dataValue(key), "\(name): Secret \(secret) lacks \(key)")
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("braid-deploy-secret-\(UUID().uuidString)").path
+            try value.write(toFile: file, atomically: true, encoding: .utf8)
+            files.append(file)
+            environment[name] = file
         }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("braid-deploy-\(UUID().uuidString).yaml").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         return try ConfigurationLoader.load(file: path, environment: environment)
+    }
+
+    /// The Secret and key a path inside a container names, through a volume mount of a Secret volume.
+    static func mountedSecret(_ path: String, deployment: Manifest, container: Container) throws -> (secret: String, key: String)? {
+        for mount in Yaml.list(Yaml.value(container.value, "volumeMounts")) {
+            guard let mountPath = Yaml.string(Yaml.value(mount, "mountPath")), path.hasPrefix(mountPath + "/") else { continue }
+            let volume = Yaml.list(deployment.value("spec", "template", "spec", "volumes")).first {
+                Yaml.string(Yaml.value($0, "name")) == Yaml.string(Yaml.value(mount, "name"))
+            }
+            guard let secret = Yaml.string(Yaml.value(volume, "secret", "secretName")) else { return nil }
+            return (secret, String(path.dropFirst(mountPath.count + 1)))
+        }
+        return nil
+    }
+
+    /// Fresh strong values (32 random bytes, base64) for the Secret's keys and tokens.
+    static func generatedSecrets() -> [String: String] {
+        var secrets: [String: String] = [:]
+        for key in ["cursor-key", "impression-key", "console-token", "admin-token"] {
+            secrets[key] = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        }
+        return secrets
+    }
+
+    /// The same as environment variables (systemd, the container's `-e`).
+    static func generatedEnvironment() -> [String: String] {
+        let secrets = generatedSecrets()
+        return [
+            "BRAID_GATEWAY_CURSOR_KEY": secrets["cursor-key"]!, "BRAID_GATEWAY_IMPRESSION_KEY": secrets["impression-key"]!,
+            "BRAID_CONSOLE_TOKEN": secrets["console-token"]!, "BRAID_ADMIN_TOKEN": secrets["admin-token"]!,
+        ]
     }
 
     /// `KEY=VALUE` lines of a systemd EnvironmentFile (comments and blank lines skipped).

@@ -16,7 +16,10 @@ struct KubernetesManifestTests {
             #expect(!manifest.kind.isEmpty && !manifest.name.isEmpty, "\(manifest)")
             if manifest.kind != "Namespace" { #expect(manifest.string("metadata", "namespace") == "braid", "\(manifest)") }
         }
-        for kind in ["Namespace", "ConfigMap", "Secret", "Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "ScaledObject", "TriggerAuthentication"] {
+        for kind in [
+            "Namespace", "ConfigMap", "Secret", "Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "ScaledObject",
+            "TriggerAuthentication", "NetworkPolicy",
+        ] {
             #expect(manifests.contains { $0.kind == kind }, "no \(kind)")
         }
     }
@@ -25,14 +28,17 @@ struct KubernetesManifestTests {
         let manifests = try Deploy.manifests()
         let deployment = try manifests.one("Deployment", "braid-gateway")
         let container = try deployment.container("gateway")
-        let configuration = try Deploy.configuration(of: deployment, container: container, in: manifests)
+        let configuration = try Deploy.configuration(of: deployment, container: container, in: manifests, secrets: Deploy.generatedSecrets())
         try configuration.validate()
-        try configuration.validateConsoleExposure()
+        let listeners = try configuration.validateExposure(of: .gateway)
         #expect(configuration.console.enabled && !configuration.console.token.isEmpty, "the console is on, behind the Secret's token")
+        #expect(configuration.identity.mode == .jwt, "users are verified")
 
         #expect(container.command.contains("gateway"))
         #expect(configuration.gateway.host == "0.0.0.0", "a pod must listen beyond loopback")
         #expect(container.containerPorts.values.contains(configuration.gateway.port))
+        #expect(listeners.map(\.key) == ["gateway.host", "gateway.admin_host"], "the admin surface on a listener of its own")
+        #expect(container.containerPorts["admin"] == configuration.gateway.adminPort)
         let readiness = try #require(container.probe("readinessProbe"))
         let liveness = try #require(container.probe("livenessProbe"))
         #expect(readiness.path == "/readyz")
@@ -41,15 +47,16 @@ struct KubernetesManifestTests {
             #expect(container.resolve(probe.port) == configuration.gateway.port, "\(probe)")
             #expect(Deploy.gatewayRoutes.contains(probe.path), "\(probe.path) is not a gateway route")
         }
-        #expect(Int(deployment.string("spec", "template", "metadata", "annotations", "prometheus.io/port") ?? "") == configuration.gateway.port)
+        #expect(Int(deployment.string("spec", "template", "metadata", "annotations", "prometheus.io/port") ?? "") == configuration.gateway.adminPort)
     }
 
     @Test func workerProbesHealthOnTheMetricsPort() throws {
         let manifests = try Deploy.manifests()
         let deployment = try manifests.one("Deployment", "braid-worker")
         let container = try deployment.container("worker")
-        let configuration = try Deploy.configuration(of: deployment, container: container, in: manifests)
+        let configuration = try Deploy.configuration(of: deployment, container: container, in: manifests, secrets: Deploy.generatedSecrets())
         try configuration.validate()
+        _ = try configuration.validateExposure(of: .worker)
 
         #expect(container.command.contains("worker"))
         #expect(configuration.worker.metricsHost == "0.0.0.0", "metrics must be reachable from outside the pod")
@@ -61,6 +68,77 @@ struct KubernetesManifestTests {
             #expect(container.resolve(probe.port) == configuration.worker.metricsPort, "\(probe)")
         }
         #expect(Int(deployment.string("spec", "template", "metadata", "annotations", "prometheus.io/port") ?? "") == configuration.worker.metricsPort)
+    }
+
+    /// As shipped (placeholders in the Secret), neither service starts: each names the keys.
+    @Test func theShippedSecretIsRefusedByBothServices() throws {
+        let manifests = try Deploy.manifests()
+        for (name, service, role) in [("braid-gateway", "gateway", ServiceRole.gateway), ("braid-worker", "worker", .worker)] {
+            let deployment = try manifests.one("Deployment", name)
+            let configuration = try Deploy.configuration(of: deployment, container: try deployment.container(service), in: manifests)
+            try configuration.validate()
+            let error = #expect(throws: ConfigurationError.self, "\(name)") { try configuration.validateExposure(of: role) }
+            let message = error?.message ?? ""
+            let keys = role == .gateway ? ["gateway.cursor_key", "gateway.impression_key", "console.token", "admin.token"] : ["admin.token"]
+            for key in keys { #expect(message.contains("\(key) is a published development key or a placeholder"), "\(name): \(message)") }
+            #expect(!message.contains("CHANGE-ME"), "the error names keys, never values: \(message)")
+        }
+    }
+
+    /// Secrets reach the pods as files of the Secret volume (`BRAID_*_FILE`), never as
+    /// environment values; no pod gets a service account token.
+    @Test func secretsAreMountedFilesAndNoPodHasAnAPIToken() throws {
+        let manifests = try Deploy.manifests()
+        for deployment in manifests where deployment.kind == "Deployment" {
+            #expect(deployment.value("spec", "template", "spec", "automountServiceAccountToken") as? Bool == false, "\(deployment)")
+            for value in Yaml.list(deployment.value("spec", "template", "spec", "containers")) {
+                let container = Deploy.Container(value: value)
+                for variable in Yaml.list(Yaml.value(value, "env")) {
+                    let name = Yaml.string(Yaml.value(variable, "name")) ?? ""
+                    #expect(Yaml.value(variable, "valueFrom", "secretKeyRef") == nil, "\(deployment): \(name) reads a Secret into the environment")
+                    if name.hasSuffix("_FILE") {
+                        let path = Yaml.string(Yaml.value(variable, "value")) ?? ""
+                        #expect(try Deploy.mountedSecret(path, deployment: deployment, container: container) != nil, "\(deployment): \(name)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Ingress is denied but for the gateway's public port from anywhere, and the admin and
+    /// metrics ports from the monitoring namespace.
+    @Test func networkPolicyAdmitsOnlyWhatIsServed() throws {
+        let manifests = try Deploy.manifests()
+        let policies = manifests.filter { $0.kind == "NetworkPolicy" }
+        let deny = try #require(policies.first { ($0.map("spec", "podSelector") ?? [:]).isEmpty }, "no default-deny policy")
+        #expect(Yaml.list(deny.value("spec", "policyTypes")).compactMap(Yaml.string) == ["Ingress"] && deny.value("spec", "ingress") == nil)
+        let gateway = try manifests.one("Deployment", "braid-gateway")
+        let worker = try manifests.one("Deployment", "braid-worker")
+        let secrets = Deploy.generatedSecrets()
+        let gatewayConfiguration = try Deploy.configuration(of: gateway, container: try gateway.container("gateway"), in: manifests, secrets: secrets)
+        let workerConfiguration = try Deploy.configuration(of: worker, container: try worker.container("worker"), in: manifests, secrets: secrets)
+        func rules(_ deployment: Manifest) throws -> [(ports: [Int], open: Bool)] {
+            let policy = try #require(policies.first {
+                (($0.map("spec", "podSelector", "matchLabels") as? [String: String]) ?? [:]).isSubset(of: deployment.podLabels)
+                    && !(($0.map("spec", "podSelector") ?? [:]).isEmpty)
+            }, "no policy selects \(deployment)")
+            return Yaml.list(policy.value("spec", "ingress")).map { rule in
+                let ports = Yaml.list(Yaml.value(rule, "ports")).compactMap { Yaml.int(Yaml.value($0, "port")) }
+                return (ports, Yaml.value(rule, "from") == nil)
+            }
+        }
+        let gatewayRules = try rules(gateway)
+        #expect(gatewayRules.contains { $0.open && $0.ports == [gatewayConfiguration.gateway.port] }, "the public port from anywhere")
+        #expect(gatewayRules.contains { !$0.open && $0.ports == [gatewayConfiguration.gateway.adminPort] }, "the admin port from some")
+        #expect(!gatewayRules.contains { $0.open && $0.ports.contains(gatewayConfiguration.gateway.adminPort) }, "the admin port open to all")
+        let workerRules = try rules(worker)
+        #expect(workerRules.count == 1 && workerRules[0].ports == [workerConfiguration.worker.metricsPort] && !workerRules[0].open)
+        // The Service exposes the public port only.
+        let service = try manifests.one("Service", "braid-gateway")
+        let container = try gateway.container("gateway")
+        for port in Yaml.list(service.value("spec", "ports")) {
+            #expect(container.resolve(Yaml.value(port, "targetPort")) == gatewayConfiguration.gateway.port)
+        }
     }
 
     @Test func serviceTargetsTheGatewayContainerPort() throws {
@@ -184,7 +262,7 @@ struct KubernetesManifestTests {
 
         // The credentials the task names are in the Secret, not in a ConfigMap.
         let secret = try manifests.one("Secret", "braid-credentials")
-        for key in ["redis-url", "cursor-key", "kafka-username", "kafka-password", "kafka-properties.yaml"] {
+        for key in ["redis-url", "cursor-key", "impression-key", "console-token", "admin-token", "kafka-username", "kafka-password", "kafka-properties.yaml"] {
             #expect(secret.dataKeys.contains(key), "braid-credentials lacks \(key)")
         }
         for configMap in manifests where configMap.kind == "ConfigMap" {

@@ -57,9 +57,9 @@ struct ConsoleLogicTests {
 
     @Test("Tokens compare whole")
     func tokens() {
-        #expect(ConsoleToken.equal("0123456789abcdef", "0123456789abcdef"))
-        #expect(!ConsoleToken.equal("0123456789abcdeX", "0123456789abcdef"))
-        #expect(!ConsoleToken.equal("", "0123456789abcdef"))
+        #expect(AdminToken.equal("0123456789abcdef", "0123456789abcdef"))
+        #expect(!AdminToken.equal("0123456789abcdeX", "0123456789abcdef"))
+        #expect(!AdminToken.equal("", "0123456789abcdef"))
     }
 
     @Test("Each script file ends with a newline, so one after another in console.js none runs into the next")

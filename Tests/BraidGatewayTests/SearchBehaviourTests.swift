@@ -123,24 +123,32 @@ struct SearchBehaviourTests {
         }
     }
 
-    @Test("Live backend unreachable: 503 with a JSON error, not a half page")
+    @Test("Live backend unreachable: 503 with a JSON error, not a half page; it says what failed, never where")
     func liveBackendDownIs503() async throws {
         let fixture = try await WorkerFixture(documents: 50, users: 5)
         var configuration = GatewayHarness.configuration(fixture)
+        let port = try FreePort.find()
         configuration.search.source = .http
-        configuration.search.httpUrl = "http://127.0.0.1:\(try FreePort.find())/rank"
+        configuration.search.httpUrl = "http://127.0.0.1:\(port)/rank"
         configuration.search.timeoutMs = 300
         configuration.gateway.liveTimeoutMs = 1_000
         configuration.interleaving.missPolicy = .async
         try await GatewayHarness.with(configuration) { client, _ in
-            let response = try await client.json("/v1/search?q=curry")
-            #expect(response.status == 503, "\(response.object)")
-            #expect(["live_unavailable", "live_timeout"].contains(response.errorCode), "\(response.object)")
-            let ready = try await client.json("/readyz")
-            #expect(ready.status == 503)
-            let checks = ready["checks"] as? [String: String]
-            #expect(checks?["live"] != nil && checks?["live"] != "ok", "\(ready.object)")
-            #expect(checks?["redis"] != nil)
+            let response = try await client.get("/v1/search?q=curry")
+            let body = try JSONBody(response)
+            #expect(body.status == 503, "\(body.object)")
+            #expect(["live_unavailable", "live_timeout"].contains(body.errorCode), "\(body.object)")
+            let ready = try await client.get("/readyz")
+            let readiness = try JSONBody(ready)
+            #expect(readiness.status == 503)
+            let checks = readiness["checks"] as? [String: String]
+            #expect(checks?["live"] != nil && checks?["live"] != "ok", "\(readiness.object)")
+            #expect(checks?["redis"] == "ok")
+            #expect(checks.map { Set($0.values).isSubset(of: ["ok", "timeout", "unavailable"]) } == true, "\(readiness.object)")
+            // No internal address, port or upstream text in either body.
+            for text in [String(buffer: response.body), String(buffer: ready.body)] {
+                for leak in ["127.0.0.1", "\(port)", "rank", "onnect"] { #expect(!text.contains(leak), "\(leak) in \(text)") }
+            }
         }
     }
 

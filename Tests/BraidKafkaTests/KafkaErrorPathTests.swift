@@ -22,6 +22,24 @@ struct KafkaErrorPathTests {
         #expect(error.message.contains("session.timeout.ms"))
     }
 
+    /// A mistyped secret property (`BRAID_KAFKA_PROPERTY_SASL_PASSWROD`) holds a password all
+    /// the same: the error names the property and never repeats the value, nor does an
+    /// invalid value come back inside librdkafka's own reason.
+    @Test func refusedPropertiesNeverEchoTheirValue() throws {
+        let secret = "Zq8-not-echoed-4f1d2c9e"
+        var mistyped = KafkaProducerConfiguration(brokers: "127.0.0.1:9")
+        mistyped.properties["sasl.passwrod"] = secret
+        let unknown = try #require(throws: KafkaError.self) { try KafkaProducer(configuration: mistyped) }
+        #expect(unknown.message.contains("sasl.passwrod"))
+        #expect(!"\(unknown)".contains(secret), "\(unknown)")
+
+        var invalid = KafkaProducerConfiguration(brokers: "127.0.0.1:9")
+        invalid.properties["security.protocol"] = secret
+        let refused = try #require(throws: KafkaError.self) { try KafkaProducer(configuration: invalid) }
+        #expect(refused.message.contains("security.protocol"))
+        #expect(!"\(refused)".contains(secret), "\(refused)")
+    }
+
     @Test func sendAndAwaitToABrokerThatIsDownFailsRetriablyInsteadOfHanging() async throws {
         // Port 9 (discard) is not listening on loopback here: connections are refused.
         var configuration = KafkaProducerConfiguration(brokers: "127.0.0.1:9")

@@ -27,6 +27,8 @@ public struct CursorCodec: Sendable {
     static let bodyLength = 52
     static let macLength = 16
     static let totalLength = bodyLength + macLength
+    /// The largest page a cursor may carry: `per_page` and a component's `page_size` are 1-100.
+    public static let maxPageSize = 100
     /// Bytes of a version 3 cursor beyond ``totalLength`` at least (no ranking, no ids, small numbers).
     static let minimumWalkExtra = 13
     /// Longest cursor text read or written: fits a URL with room to spare.
@@ -128,8 +130,10 @@ public struct CursorCodec: Sendable {
             guard body.count == Self.bodyLength else { throw .malformed }
         }
         // A valid signature means we wrote it, but reject nonsense anyway rather than trust
-        // that every past version of this code wrote only sane values.
-        guard flags & ~1 == 0, offset <= UInt64(Int32.max), pageSize >= 1 else { throw .malformed }
+        // that every past version of this code wrote only sane values, or that the key never
+        // leaked: no page is ever larger than a request may ask for (`per_page`, a
+        // component's `page_size`: 1-100).
+        guard flags & ~1 == 0, offset <= UInt64(Int32.max), (1...Self.maxPageSize).contains(pageSize) else { throw .malformed }
         guard Int64(now.timeIntervalSince1970) < expiresAt else { throw .expired }
         return Cursor(
             snapshotVersion: flags & 1 == 1 ? snapshot : nil, offset: Int(offset), pageSize: pageSize,

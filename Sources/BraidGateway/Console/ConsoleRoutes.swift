@@ -18,8 +18,8 @@ public struct ConsoleRoutes: Sendable {
         self.search = search
     }
 
-    func add(to router: Router<BasicRequestContext>) {
-        let guarded = router.group().add(middleware: ConsoleAccess(token: settings.token))
+    /// Adds the console's routes to `guarded`: a router (or group) behind ``AdminAccess``.
+    func add<Routes: RouterMethods<GatewayRequestContext>>(to guarded: Routes) {
         // The router ignores a trailing slash: this is /console/ too.
         guarded.get("/console") { _, _ in ConsoleAssets.page.response }
         guarded.get("/console/console.js") { _, _ in ConsoleAssets.script.response }

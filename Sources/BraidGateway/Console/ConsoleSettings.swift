@@ -1,7 +1,5 @@
 /// What the console needs to know of the configuration (BraidWiring fills it in).
 public struct ConsoleSettings: Sendable {
-    /// Empty: open (the configuration allows that on loopback only).
-    public var token: String
     public var requestsTopic: String
     public var deadLetterTopic: String
     public var eventsTopic: String
@@ -28,11 +26,10 @@ public struct ConsoleSettings: Sendable {
     }
 
     public init(
-        token: String, requestsTopic: String, deadLetterTopic: String, eventsTopic: String, consumerGroup: String,
+        requestsTopic: String, deadLetterTopic: String, eventsTopic: String, consumerGroup: String,
         eventsConsumerGroup: String, rankings: [Ranking], defaultRanking: String, defaultPerPage: Int, feeds: [String],
         sampleInterval: Duration, samples: Int
     ) {
-        self.token = token
         self.requestsTopic = requestsTopic
         self.deadLetterTopic = deadLetterTopic
         self.eventsTopic = eventsTopic

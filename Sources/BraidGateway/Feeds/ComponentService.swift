@@ -55,9 +55,9 @@ public struct ComponentService: Sendable {
         self.logger = logger
     }
 
-    public func layout(feed: String, user: String) throws(GatewayError) -> FeedLayout {
+    public func layout(feed: String, user: String, userInURLs: Bool = true) throws(GatewayError) -> FeedLayout {
         guard let definition = feeds[feed] else { throw Self.unknownFeed(feed, feeds) }
-        return FeedLayout.make(feed: feed, definition: definition, user: user)
+        return FeedLayout.make(feed: feed, definition: definition, user: user, userInURLs: userInURLs)
     }
 
     /// One page of one component. `query` searches inside a profile tab. A backend slower

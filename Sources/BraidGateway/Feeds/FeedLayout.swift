@@ -86,9 +86,12 @@ public struct FeedLayout: Sendable, Encodable, Equatable {
     public var components: [Component]
 
     /// The layout of `feed` for `user`: the variant is picked by the user's stable bucket.
-    public static func make(feed name: String, definition: FeedDefinition, user: String) -> FeedLayout {
+    /// Content URLs name the user only when `userInURLs` (`identity.mode: query`); a verified
+    /// user is named by the credential the client sends with each request.
+    public static func make(feed name: String, definition: FeedDefinition, user: String, userInURLs: Bool = true) -> FeedLayout {
         let variant = Self.variant(of: definition, for: user, feed: name)
-        let contentURL = { (id: String) in "/v1/feeds/\(name)/components/\(id)?user=\(Self.percentEncoded(user))" }
+        let query = userInURLs ? "?user=\(Self.percentEncoded(user))" : ""
+        let contentURL = { (id: String) in "/v1/feeds/\(name)/components/\(id)\(query)" }
         let components = variant.components.enumerated().compactMap { index, id -> Component? in
             guard let section = definition.components[id] else { return nil }
             let fixed = section.type.sizing == .fixed

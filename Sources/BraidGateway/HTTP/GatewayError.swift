@@ -10,11 +10,14 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
     /// Stable, machine-readable: clients branch on it, people read the message.
     public var code: String
     public var message: String
+    /// Sent with the error (`WWW-Authenticate` of a 401).
+    public var headers: HTTPFields
 
-    public init(_ status: HTTPResponse.Status, code: String, _ message: String) {
+    public init(_ status: HTTPResponse.Status, code: String, _ message: String, headers: HTTPFields = [:]) {
         self.status = status
         self.code = code
         self.message = message
+        self.headers = headers
     }
 
     public var description: String { "\(status.code) \(code): \(message)" }
@@ -33,24 +36,44 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
     public static func unavailable(_ message: String, code: String = "unavailable") -> GatewayError {
         GatewayError(.serviceUnavailable, code: code, message)
     }
+
+    /// A personalised route without a credential (or with one the proxy did not vouch for).
+    public static func unauthenticated(_ message: String) -> GatewayError {
+        GatewayError(.unauthorized, code: "unauthenticated", message, headers: [.wwwAuthenticate: "Bearer"])
+    }
+
+    /// What a client may read in the body. A dependency's failure (5xx) is described by what
+    /// failed, never where or how: addresses, upstream replies and error texts stay in the
+    /// log (``JSONErrorMiddleware``), whatever message the code that threw it wrote.
+    public var publicMessage: String {
+        guard isUnavailable else { return message }
+        switch code {
+        case "live_timeout": return "the live search backend did not answer in time; try again"
+        case "live_unavailable": return "the live search backend is unavailable; try again later"
+        case "redis_unavailable": return "stored results are unavailable; try again later"
+        case "events_unavailable": return "the events could not be recorded; send them again later"
+        case "component_unavailable": return "the component is unavailable; try again later"
+        case "identity_unavailable": return "the identity provider's keys are unavailable; try again later"
+        default: return "a service this request needs is unavailable; try again later"
+        }
+    }
 }
 
 extension GatewayError: HTTPResponseError {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        JSONResponse.error(status: status, code: code, message: message)
+        JSONResponse.error(status: status, code: code, message: publicMessage, headers: headers)
     }
 }
 
 /// Builds JSON responses without a round trip through a request context's encoder, so
 /// error paths cannot themselves fail.
 enum JSONResponse {
-    static func error(status: HTTPResponse.Status, code: String, message: String) -> Response {
+    static func error(status: HTTPResponse.Status, code: String, message: String, headers: HTTPFields = [:]) -> Response {
         let body: [String: [String: String]] = ["error": ["code": code, "message": message]]
         let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
-        return Response(
-            status: status,
-            headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     /// A body already written as JSON bytes.

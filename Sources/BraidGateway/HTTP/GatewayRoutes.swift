@@ -6,6 +6,11 @@ import Tracing
 
 /// The gateway's HTTP surface (`Schemas/openapi.yaml`): thin handlers that parse, call a
 /// service, and encode. Every failure leaves as a JSON error.
+///
+/// Two surfaces: the public routes (search, feeds, events, health), and the admin surface
+/// (`/metrics`, `/v1/experiments/*`, the console and `/v1/admin/*`), which either shares the
+/// public listener behind ``AdminAccess`` (``router()``) or has a listener of its own
+/// (``adminRouter()``; ``AccessPolicy/separateAdminListener``).
 public struct GatewayRoutes: Sendable {
     public let search: SearchService
     public let components: ComponentService
@@ -18,10 +23,14 @@ public struct GatewayRoutes: Sendable {
     /// Whether each request is a server span (`tracing.enabled`): the page span, parent of
     /// the snapshot read, the live query, an inline miss and a refresh-ahead publish.
     public let tracing: Bool
+    /// Who a personalised request is for.
+    public let identity: UserIdentity
+    public let access: AccessPolicy
 
     public init(
         search: SearchService, components: ComponentService, events: EventService, readiness: Readiness, defaultPerPage: Int,
-        batchTimeout: Duration, console: ConsoleRoutes? = nil, tracing: Bool = false
+        batchTimeout: Duration, console: ConsoleRoutes? = nil, tracing: Bool = false, identity: UserIdentity = .query,
+        access: AccessPolicy = .development
     ) {
         self.console = console
         self.tracing = tracing
@@ -31,20 +40,52 @@ public struct GatewayRoutes: Sendable {
         self.readiness = readiness
         self.defaultPerPage = defaultPerPage
         self.batchTimeout = batchTimeout
+        self.identity = identity
+        self.access = access
     }
 
     /// Largest accepted request body (a batchGet of 20 names is well under 4 KiB).
     static let maxBodyBytes = 64 * 1024
 
-    public func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    /// The public listener's router: the public routes, plus the admin surface behind
+    /// ``AdminAccess`` unless it has a listener of its own.
+    public func router() -> Router<GatewayRequestContext> {
+        let router = base()
+        if !access.corsOrigins.isEmpty { router.add(middleware: CORSMiddleware(origins: Set(access.corsOrigins))) }
+        if !access.separateAdminListener { router.add(middleware: AdminRecognition(credentials: access.credentials)) }
+        addPublicRoutes(to: router)
+        if !access.separateAdminListener {
+            addAdminRoutes(
+                to: router.group().add(
+                    middleware: AdminAccess(credentials: access.credentials, secureCookie: access.secureCookie(loopback: access.publicLoopback))))
+        }
+        return router
+    }
+
+    /// The admin listener's router: everything behind ``AdminAccess``, the public routes too
+    /// (the console draws from them, naming any user).
+    public func adminRouter() -> Router<GatewayRequestContext> {
+        let router = base()
+        router.add(middleware: AdminAccess(credentials: access.credentials, secureCookie: access.secureCookie(loopback: access.adminLoopback)))
+        addPublicRoutes(to: router)
+        addAdminRoutes(to: router)
+        return router
+    }
+
+    private func base() -> Router<GatewayRequestContext> {
+        let router = Router(context: GatewayRequestContext.self)
         if tracing {
             // Outermost, so the span covers the whole request; cursors and console tokens are
             // not copied into span attributes.
             router.add(middleware: TracingMiddleware(redactingQueryParameters: ["cursor", "token"]))
         }
+        router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: HTTPMetricsMiddleware())
-        router.add(middleware: JSONErrorMiddleware())
+        router.add(middleware: JSONErrorMiddleware(proxies: access.proxies))
+        return router
+    }
+
+    private func addPublicRoutes<Routes: RouterMethods<GatewayRequestContext>>(to router: Routes) {
         router.get("/v1/search") { request, _ in
             let parameters = try SearchParameters.parse(try QueryString.parse(request.uri.query), defaultPerPage: defaultPerPage)
             return try JSONResponse.encode(try await search.page(parameters))
@@ -52,20 +93,23 @@ public struct GatewayRoutes: Sendable {
         router.get("/v1/feeds/:feed") { request, context in
             let query = try QueryString.parse(request.uri.query)
             let feed = try Self.name(context, "feed")
-            return try JSONResponse.encode(try components.layout(feed: feed, user: try Self.user(query["user"])))
+            let user = try await identity.user(claimed: query["user"], request: request, context: context)
+            return try JSONResponse.encode(try components.layout(feed: feed, user: user, userInURLs: !identity.isVerified || context.isAdmin))
         }
         router.get("/v1/feeds/:feed/components/:component") { request, context in
             let query = try QueryString.parse(request.uri.query)
+            let feed = try Self.name(context, "feed")
+            let component = try Self.name(context, "component")
+            let user = try await identity.user(claimed: query["user"], request: request, context: context)
             let content = try await components.content(
-                feed: try Self.name(context, "feed"), component: try Self.name(context, "component"),
-                user: try Self.user(query["user"]), cursor: try SearchParameters.text(query["cursor"], name: "cursor", maxLength: CursorCodec.maxTextLength),
-                query: try Self.tabQuery(query["q"]))
+                feed: feed, component: component, user: user,
+                cursor: try SearchParameters.text(query["cursor"], name: "cursor", maxLength: CursorCodec.maxTextLength), query: try Self.tabQuery(query["q"]))
             return Self.conditional(content, ifNoneMatch: request.headers[.ifNoneMatch])
         }
         router.post("/v1/feeds/:feed/components:batchGet") { request, context in
             let feed = try Self.name(context, "feed")
             let body = try await Self.decode(BatchGetBody.self, from: request)
-            let user = try Self.user(body.user)
+            let user = try await identity.user(claimed: body.user, request: request, context: context)
             guard (1...20).contains(body.components.count) else { throw GatewayError.badRequest("components must list 1 to 20 names", code: "invalid_body") }
             for name in body.components where !Names.isValid(name) {
                 throw GatewayError.badRequest("component names must be \(Names.rule)", code: "invalid_body")
@@ -83,19 +127,22 @@ public struct GatewayRoutes: Sendable {
             let body = try await Self.decode(EventsBody.self, from: request)
             return try JSONResponse.encode(["accepted": try await events.accept(body.events)], status: .accepted)
         }
-        router.get("/v1/experiments/:id") { _, context in
-            let id = context.parameters.get("id") ?? ""
-            guard Names.isValid(id) else { throw GatewayError.badRequest("an experiment id is \(Names.rule)", code: "invalid_parameter") }
-            return try JSONResponse.encode(try await events.outcome(of: id))
-        }
         router.get("/healthz") { _, _ in try JSONResponse.encode(Readiness.Report(status: .ok, checks: [:])) }
         router.get("/readyz") { _, _ in
             let report = await readiness.check()
             return try JSONResponse.encode(report, status: report.status == .ok ? .ok : .serviceUnavailable)
         }
-        MetricsEndpoint.addRoute(to: router)
+    }
+
+    /// `/metrics`, experiment outcomes, and the console with its `/v1/admin/*` routes.
+    private func addAdminRoutes<Routes: RouterMethods<GatewayRequestContext>>(to router: Routes) {
+        router.get("/v1/experiments/:id") { _, context in
+            let id = context.parameters.get("id") ?? ""
+            guard Names.isValid(id) else { throw GatewayError.badRequest("an experiment id is \(Names.rule)", code: "invalid_parameter") }
+            return try JSONResponse.encode(try await events.outcome(of: id))
+        }
+        router.get("/metrics") { _, _ in MetricsEndpoint.response() }
         console?.add(to: router)
-        return router
     }
 
     struct EventsBody: Decodable {
@@ -140,17 +187,10 @@ public struct GatewayRoutes: Sendable {
         }
     }
 
-    static func name(_ context: BasicRequestContext, _ parameter: String) throws(GatewayError) -> String {
+    static func name(_ context: GatewayRequestContext, _ parameter: String) throws(GatewayError) -> String {
         let value = context.parameters.get(parameter) ?? ""
         guard Names.isValid(value) else { throw .notFound("\(parameter) '\(value)' does not exist (names are \(Names.rule))") }
         return value
-    }
-
-    static func user(_ raw: String?) throws(GatewayError) -> String {
-        guard let raw, (1...128).contains(raw.unicodeScalars.count), raw.contains(where: { !$0.isWhitespace }) else {
-            throw .badRequest("user is required (1 to 128 characters)", code: "invalid_parameter")
-        }
-        return raw
     }
 
     /// `q` of a component: a search inside a profile tab (same limits as search's `q`).

@@ -54,10 +54,22 @@ struct NetworkWorld: Sendable {
         ].merging(Self.secrets) { $1 }.merging(extra) { $1 }
     }
 
-    /// Secrets made for this run: gateways and workers bind non-loopback addresses here.
+    /// Secrets made for this run: gateways and workers bind non-loopback addresses here, so
+    /// they refuse to start without them (``BraidService`` adds the rest, such as the identity).
     static let secrets: [String: String] = [
-        "BRAID_GATEWAY_CURSOR_KEY": ProductionSecrets.make(), "BRAID_CONSOLE_TOKEN": ProductionSecrets.make(),
+        "BRAID_GATEWAY_CURSOR_KEY": ProductionSecrets.make(), "BRAID_GATEWAY_IMPRESSION_KEY": ProductionSecrets.make(),
+        "BRAID_CONSOLE_TOKEN": ProductionSecrets.make(), "BRAID_ADMIN_TOKEN": ProductionSecrets.make(),
     ]
+
+    /// The `/metrics` text of the worker on `host` (its admin token as the bearer token), or nil.
+    func workerMetrics(on host: String, timeout: Duration = .seconds(10)) async -> String? {
+        let token = Self.secrets["BRAID_ADMIN_TOKEN"] ?? ""
+        guard let response = try? await HTTPProbe.request(
+            "http://\(network[host].address):9464/metrics", headers: [("Authorization", "Bearer \(token)")], timeout: timeout),
+            response.status == 200
+        else { return nil }
+        return response.text
+    }
 
     /// A gateway on `host`, port 8080.
     func gateway(on host: String, name: String = "gateway", environment: [String: String]) async throws -> BraidService {

@@ -67,7 +67,7 @@ public struct BlackholeRedis: FaultScenario {
             var workerNoticed: Duration?
             while ContinuousClock.now - droppedAt < blackhole {
                 if workerNoticed == nil,
-                    let metrics = try? await HTTPProbe.request("http://\(world["worker"].address):9464/metrics", timeout: .seconds(1)).text,
+                    let metrics = await world.workerMetrics(on: "worker", timeout: .seconds(1)),
                     metrics.contains("braid_worker_paused{dependency=\"redis\"} 1")
                 {
                     workerNoticed = .now - droppedAt

@@ -38,7 +38,7 @@ public struct PartitionWorkerRedis: FaultScenario {
             try await world.network.heal(world["redis"])
             try await published
             let drained = await world.waitForSnapshots(requests, redis: redis.url, timeout: deadline)
-            let metrics = try? await HTTPProbe.request("http://\(world["worker"].address):9464/metrics").text
+            let metrics = await world.workerMetrics(on: "worker")
             let deadLetters = try await TopicContents.count("braid.requests.dlq", brokers: broker.brokers)
 
             var result = FaultResult()

@@ -1,0 +1,76 @@
+import AsyncHTTPClient
+import BraidConfig
+import BraidCore
+import BraidGateway
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+extension BraidConfiguration {
+    /// `http.*` as the servers apply them.
+    public var httpLimits: HTTPLimits {
+        HTTPLimits(
+            idleTimeout: .milliseconds(http.idleTimeoutMs), headerTimeout: .milliseconds(http.headerTimeoutMs),
+            bodyTimeout: .milliseconds(http.bodyTimeoutMs), maxConnections: http.maxConnections)
+    }
+
+    /// Who may reach what on the gateway's listeners (already resolved and checked).
+    public func accessPolicy(listeners: [ResolvedListener]) -> AccessPolicy {
+        let admin = listeners.first { $0.key == "gateway.admin_host" }
+        return AccessPolicy(
+            credentials: AdminCredentials(adminToken: self.admin.token, consoleToken: console.enabled ? console.token : ""),
+            proxies: TrustedProxies(gateway.trustedProxies.compactMap(AddressRange.init)), corsOrigins: gateway.corsOrigins,
+            separateAdminListener: admin != nil, publicLoopback: listeners.first?.isLoopback ?? true,
+            adminLoopback: admin?.isLoopback ?? listeners.first?.isLoopback ?? true)
+    }
+
+    /// `identity.*` as the routes apply it, and the service that keeps a JWKS fresh (if any).
+    public func userIdentity(logger: Logger = Logger(label: "braid.gateway.identity")) -> (identity: UserIdentity, refresher: JWKSRefresher?) {
+        switch identity.mode {
+        case .query:
+            return (.query, nil)
+        case .proxy:
+            let proxy = identity.proxy
+            // validate() has checked the header names; a nil here would be a bug, so refuse everyone.
+            guard let credential = ProxyCredential(userHeader: proxy.userHeader, secretHeader: proxy.secretHeader, secret: proxy.secret) else {
+                preconditionFailure("identity.proxy header names were validated")
+            }
+            return (UserIdentity(.proxy(credential)), nil)
+        case .jwt:
+            let jwt = identity.jwt
+            let keys = JWTKeySet(
+                fetch: jwksFetch(), hs256Key: jwt.hs256Key, maxStale: .seconds(jwt.jwksMaxStaleSeconds), logger: logger)
+            let verifier = JWTVerifier(issuer: jwt.issuer, audience: jwt.audience, leeway: .seconds(jwt.leewaySeconds), keys: keys)
+            let refresher = jwt.jwksUrl.isEmpty && jwt.jwksFile.isEmpty ? nil : JWKSRefresher(keys: keys, interval: .seconds(jwt.jwksRefreshSeconds))
+            return (UserIdentity(.jwt(verifier)), refresher)
+        }
+    }
+
+    /// Reads the JWKS document from `identity.jwt.jwks_file` or GETs `jwks_url` (5 s, at most 1 MiB).
+    func jwksFetch() -> JWTKeySet.Fetch? {
+        let jwt = identity.jwt
+        if !jwt.jwksFile.isEmpty {
+            let path = jwt.jwksFile
+            return {
+                guard let data = FileManager.default.contents(atPath: path) else { throw JWKSFetchError(message: "cannot read \(path)") }
+                return data
+            }
+        }
+        guard !jwt.jwksUrl.isEmpty else { return nil }
+        let url = jwt.jwksUrl
+        return {
+            var request = HTTPClientRequest(url: url)
+            request.headers.add(name: "Accept", value: "application/json")
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
+            var body = try await response.body.collect(upTo: 1 << 20)
+            guard response.status == .ok else { throw JWKSFetchError(message: "\(url) answered \(response.status.code)") }
+            return Data(body.readBytes(length: body.readableBytes) ?? [])
+        }
+    }
+}
+
+struct JWKSFetchError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

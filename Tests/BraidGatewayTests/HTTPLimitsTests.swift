@@ -1,0 +1,109 @@
+import BraidGateway
+import BraidHarness
+import BraidTestSupport
+import Foundation
+import Hummingbird
+import Testing
+
+/// `http.*` on a real listener: slow heads and bodies are cut off at their deadlines while a
+/// normal request is served beside them; a finished keep-alive connection is left to the idle
+/// timeout; past the connection cap the listener stops accepting.
+@Suite("HTTP limits on a real socket")
+struct HTTPLimitsTests {
+    /// Generous timeouts but the one under test: the fast tier runs beside other suites on 2
+    /// cores, and a stalled test must not pass for a deadline (nor fail for a slow machine).
+    static func limits(header: Duration = .seconds(60), body: Duration = .seconds(60), idle: Duration = .seconds(120), connections: Int = 1_000) -> HTTPLimits {
+        HTTPLimits(idleTimeout: idle, headerTimeout: header, bodyTimeout: body, maxConnections: connections)
+    }
+
+    /// Runs `body` against a server with `limits` answering `GET /ping`.
+    static func withServer<T: Sendable>(_ limits: HTTPLimits, _ body: @escaping @Sendable (Int) async throws -> T) async throws -> T {
+        let router = Router()
+        router.get("/ping") { _, _ in "pong" }
+        router.post("/ping") { request, _ in
+            _ = try await request.body.collect(upTo: 1 << 16)
+            return "pong"
+        }
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let application = Application(
+            router: router, server: limits.server, configuration: limits.configuration(host: "127.0.0.1", port: 0),
+            onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await application.runService(gracefulShutdownSignals: [])
+                return nil
+            }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            group.addTask { try await body(port) }
+            defer { group.cancelAll() }
+            while let result = try await group.next() {
+                if let result { return result }
+            }
+            throw CancellationError()
+        }
+    }
+
+    static func ping(_ port: Int, timeout: Duration = .seconds(5)) async throws -> (status: Int, elapsed: Duration) {
+        let start = ContinuousClock.now
+        let response = try await HTTPProbe.request("http://127.0.0.1:\(port)/ping", timeout: timeout)
+        return (response.status, start.duration(to: .now))
+    }
+
+    static func waitUntil(_ deadline: Duration, _ condition: () -> Bool) async throws -> Bool {
+        let end = ContinuousClock.now + deadline
+        while ContinuousClock.now < end {
+            if condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return condition()
+    }
+
+    @Test func slowHeadsAreCutOffWhileANormalRequestIsServed() async throws {
+        try await Self.withServer(Self.limits(header: .seconds(1))) { port in
+            let slow = try await runOffPool { try SlowlorisSockets.open(count: 100, port: port) }
+            // Trickling resets no deadline: the head must be complete 1 s after its first byte.
+            let trickle = Task {
+                while !Task.isCancelled {
+                    slow.trickle()
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            defer { trickle.cancel() }
+            let (status, _) = try await Self.ping(port, timeout: .seconds(30))
+            #expect(status == 200, "a normal request beside 100 slow ones")
+            // Without the deadline they would stay for the idle timeout (120 s).
+            #expect(try await Self.waitUntil(.seconds(30)) { slow.openCount == 0 }, "\(slow.openCount) slow connections still open")
+        }
+    }
+
+    @Test func aBodyThatNeverArrivesIsCutOff() async throws {
+        try await Self.withServer(Self.limits(body: .seconds(1))) { port in
+            let start = "POST /ping HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\npartial"
+            let slow = try await runOffPool { try SlowlorisSockets.open(count: 5, port: port, start: start) }
+            #expect(try await Self.waitUntil(.seconds(30)) { slow.openCount == 0 }, "the body deadline did not close them")
+        }
+    }
+
+    @Test func afterAResponseOnlyTheIdleTimeoutApplies() async throws {
+        try await Self.withServer(Self.limits(header: .milliseconds(300), idle: .seconds(10))) { port in
+            let done = try await runOffPool { try SlowlorisSockets.open(count: 1, port: port, start: "GET /ping HTTP/1.1\r\nHost: x\r\n\r\n") }
+            try await Task.sleep(for: .milliseconds(1_500))
+            #expect(done.openCount == 1, "a kept-alive connection is not a slow head")
+            #expect(try await Self.waitUntil(.seconds(30)) { done.openCount == 0 }, "the idle timeout closes it")
+        }
+    }
+
+    @Test func pastTheConnectionCapNothingMoreIsAccepted() async throws {
+        try await Self.withServer(Self.limits(connections: 4)) { port in
+            let held = try await runOffPool { try SlowlorisSockets.open(count: 4, port: port) }
+            try await Task.sleep(for: .milliseconds(200))
+            await #expect(throws: (any Error).self, "a fifth connection is not served while four are open") {
+                try await Self.ping(port, timeout: .milliseconds(800))
+            }
+            held.close()
+            let (status, _) = try await Self.ping(port, timeout: .seconds(30))
+            #expect(status == 200)
+        }
+    }
+}
