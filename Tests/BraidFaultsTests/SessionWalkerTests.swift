@@ -1,5 +1,6 @@
 import BraidTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// The session checks of ``SessionWalker`` on scripted pages (the walker's own logic; a real
@@ -77,10 +78,19 @@ struct SessionWalkerTests {
     }
 
     @Test func walkersStopWhenToldAndReportEveryPage() async {
-        var walker = Self.walker
+        // Which walkers (`session=w<index>-<n>`) have asked for a page: stopping before one has
+        // started would leave it nothing to report, however busy the machine is.
+        let started = Mutex<Set<Substring>>([])
+        var walker = SessionWalker(queries: ["whole", "twice"]) { path in
+            if let session = path.split(separator: "session=").last?.split(separator: "-").first {
+                started.withLock { _ = $0.insert(session) }
+            }
+            try? await Task.sleep(for: .milliseconds(1))
+            return Self.page(for: path)
+        }
         walker.walkers = 3
         let walk = walker.start(for: .seconds(60))
-        try? await Task.sleep(for: .milliseconds(50))
+        while started.withLock({ $0.count }) < 3 { try? await Task.sleep(for: .milliseconds(5)) }
         let report = await walk.finish()
         #expect(report.totals.sessions >= 3)
         #expect(report.totals.pages == report.visits.count)
