@@ -36,7 +36,9 @@ struct ImageCheckCommand: AsyncParsableCommand {
         guard printed.contains("braid \(version)"), printed.contains("librdkafka 2.") else {
             throw ValidationError("`braid version` in the image printed: \(printed)")
         }
-        say("braid version in the image: \(printed.split(separator: "\n").joined(separator: "; "))")
+        // podman's own log lines (`time=… level=…`, about systemd it does not have here) share the output.
+        let lines = printed.split(separator: "\n").filter { !$0.hasPrefix("time=") }
+        say("braid version in the image: \(lines.joined(separator: "; "))")
 
         let run = try await RunDirectory.scratch("image-check")
         let data = run.file("data")
