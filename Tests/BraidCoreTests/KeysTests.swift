@@ -16,6 +16,27 @@ struct KeysTests {
         #expect(QueryNormalizer.normalize("   ") == "")
     }
 
+    @Test func punctuationAndSymbolsSeparateWordsSoTheyMintNoNewSnapshot() {
+        #expect(QueryNormalizer.normalize("curry!") == "curry")
+        #expect(QueryNormalizer.normalize("curry!!") == QueryNormalizer.normalize("curry"))
+        #expect(QueryNormalizer.normalize("¿Curry, rice?") == "curry rice")
+        #expect(QueryNormalizer.normalize("curry-rice") == "curry rice")
+        #expect(QueryNormalizer.normalize("c++ & $5 🍛 curry") == "c 5 curry")
+        #expect(QueryNormalizer.normalize("!!!") == "")
+        // Keys follow: every spelling with punctuation reads the one snapshot of the words.
+        let keys = CacheKeys(prefix: "braid")
+        #expect(keys.ranking("featured", query: "curry!!!").pointer == keys.ranking("featured", query: "curry").pointer)
+    }
+
+    @Test func cjkTextKeepsItsLettersAndLosesItsPunctuation() {
+        #expect(QueryNormalizer.normalize("カレー・ライス。") == "カレー ライス")
+        #expect(QueryNormalizer.normalize("「麻婆豆腐」、辛い！") == "麻婆豆腐 辛い")
+        #expect(QueryNormalizer.normalize("咖喱饭") == "咖喱饭")
+        #expect(QueryNormalizer.normalize("김치 찌개!") == "김치 찌개")
+        // Digits and combining marks stay (NFKC composes é first).
+        #expect(QueryNormalizer.normalize("Crème brûlée 2") == "crème brûlée 2")
+    }
+
     @Test func rankingKeysShareOneHashTagAndDependOnTheNormalisedQuery() {
         let keys = CacheKeys(prefix: "braid")
         let a = keys.ranking("featured", query: "ＣＵＲＲＹ　ライス")
