@@ -29,6 +29,7 @@ extension BraidConfiguration {
         try validateSecrets()
         try validateConsole()
         try validateAccess()
+        try validateLimits()
         try validateTracing()
         guard (1...100).contains(gateway.defaultPerPage) else { throw fail("gateway.default_per_page must be 1-100") }
         for (name, ranking) in rankings {

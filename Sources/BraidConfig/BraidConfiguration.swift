@@ -209,6 +209,10 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var defaultPerPage = 20
         /// Default deadline of each component in a batchGet; a slower one comes back pending.
         public var batchTimeoutMs = 250
+        /// Token buckets per caller on the public routes (``RateLimitsSection``).
+        public var rateLimits = RateLimitsSection()
+        /// Which misses earn a stored snapshot (``AdmissionSection``).
+        public var admission = AdmissionSection()
         public init() {}
     }
 

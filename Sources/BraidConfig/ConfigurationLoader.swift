@@ -138,6 +138,9 @@ public enum ConfigurationLoader {
                 value = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             } else if let number = Int(raw) {
                 value = number
+            } else if current is Double || current is NSNumber, let number = Double(raw) {
+                // Fractional options (`gateway.rate_limits.*.rate_per_second`).
+                value = number
             } else if let flag = Bool(raw.lowercased()) {
                 value = flag
             } else {
