@@ -74,3 +74,15 @@ struct JWKSFetchError: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
 }
+
+extension BraidConfiguration {
+    /// The public listener's per-caller limits (`gateway.rate_limits`); nil when disabled.
+    public var rateLimiter: RateLimiter? {
+        let limits = gateway.rateLimits
+        guard limits.enabled else { return nil }
+        func limit(_ bucket: BucketSection) -> TokenBuckets<String>.Limit {
+            .init(ratePerSecond: bucket.ratePerSecond, burst: Double(bucket.burst))
+        }
+        return RateLimiter(perIdentity: limit(limits.perIdentity), perAddress: limit(limits.perAddress), maxCallers: limits.maxCallers)
+    }
+}

@@ -12,6 +12,9 @@ public struct GatewayRequestContext: RequestContext, RemoteAddressRequestContext
     /// request to the admin listener: such a request may name any user with `user=` (the
     /// console's feed preview).
     public var isAdmin = false
+    /// The verified user, or why the credential was refused, once ``RateLimitMiddleware`` has
+    /// checked it (nil before, and in `identity.mode` query): handlers reuse it.
+    var verification: Result<String, GatewayError>?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -26,12 +26,15 @@ public struct GatewayRoutes: Sendable {
     /// Who a personalised request is for.
     public let identity: UserIdentity
     public let access: AccessPolicy
+    /// Per-caller token buckets of the public listener (`gateway.rate_limits`); nil: none.
+    public let rateLimiter: RateLimiter?
 
     public init(
         search: SearchService, components: ComponentService, events: EventService, readiness: Readiness, defaultPerPage: Int,
         batchTimeout: Duration, console: ConsoleRoutes? = nil, tracing: Bool = false, identity: UserIdentity = .query,
-        access: AccessPolicy = .development
+        access: AccessPolicy = .development, rateLimiter: RateLimiter? = nil
     ) {
+        self.rateLimiter = rateLimiter
         self.console = console
         self.tracing = tracing
         self.search = search
@@ -53,6 +56,8 @@ public struct GatewayRoutes: Sendable {
         let router = base()
         if !access.corsOrigins.isEmpty { router.add(middleware: CORSMiddleware(origins: Set(access.corsOrigins))) }
         if !access.separateAdminListener { router.add(middleware: AdminRecognition(credentials: access.credentials)) }
+        // After admin recognition: an administrator's requests are not limited.
+        if let rateLimiter { router.add(middleware: RateLimitMiddleware(limiter: rateLimiter, identity: identity, proxies: access.proxies)) }
         addPublicRoutes(to: router)
         if !access.separateAdminListener {
             addAdminRoutes(

@@ -33,21 +33,38 @@ public struct UserIdentity: Sendable {
     }
 
     func user(claimed: String?, request: Request, context: GatewayRequestContext) async throws(GatewayError) -> String {
-        let verified: String
-        switch source {
-        case .query:
-            return try Self.validated(claimed)
-        case .jwt(let verifier):
-            if context.isAdmin { return try Self.validated(claimed) }
-            verified = try await verifier.user(authorization: request.headers[.authorization])
-        case .proxy(let proxy):
-            if context.isAdmin { return try Self.validated(claimed) }
-            verified = try proxy.user(request.headers)
-        }
+        if case .query = source { return try Self.validated(claimed) }
+        if context.isAdmin { return try Self.validated(claimed) }
+        // The rate limiter verified the credential already (once per request: rejections are counted once).
+        var verification = context.verification
+        if verification == nil { verification = await verify(request) }
+        guard let verification else { return try Self.validated(claimed) }
+        let verified = try verification.get()
         if let claimed, claimed != verified {
             throw GatewayError(.forbidden, code: "forbidden", "this credential is for another user: leave user out, or name the authenticated user")
         }
         return try Self.validated(verified)
+    }
+
+    /// The credential's user, or why it is refused; nil in `query` mode (no user is verified).
+    func verify(_ request: Request) async -> Result<String, GatewayError>? {
+        do throws(GatewayError) {
+            switch source {
+            case .query: return nil
+            case .jwt(let verifier): return .success(try await verifier.user(authorization: request.headers[.authorization]))
+            case .proxy(let proxy): return .success(try proxy.user(request.headers))
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The verified user of a request to be charged for it (``RateLimitMiddleware``), nil
+    /// when there is none; the outcome is kept in the context for ``user(claimed:request:context:)``.
+    func verifiedUser(request: Request, context: inout GatewayRequestContext) async -> String? {
+        guard let verification = await verify(request) else { return nil }
+        context.verification = verification
+        return try? verification.get()
     }
 
     static func validated(_ raw: String?) throws(GatewayError) -> String {

@@ -55,7 +55,7 @@ enum OfflineGateway {
     /// Runs `body` against a gateway over a fresh corpus of `documents` recipes and `users`
     /// users, with Redis and Kafka refusing every connection.
     static func with<T: Sendable>(
-        documents: Int = 120, users: Int = 6, configure: (inout BraidConfiguration) -> Void = { _ in },
+        documents: Int = 120, users: Int = 6, live: Bool = false, configure: (inout BraidConfiguration) -> Void = { _ in },
         _ body: @escaping @Sendable (any TestClientProtocol, GatewayAssembly) async throws -> T
     ) async throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("braid-offline-\(UUID().uuidString)")
@@ -75,7 +75,7 @@ enum OfflineGateway {
         configuration.gateway.liveTimeoutMs = 10_000
         configuration.interleaving.arms = [.init(name: "ab", weight: 100)]
         configure(&configuration)
-        let result = try await GatewayHarness.with(configuration, waitForRedis: false) { client, gateway in
+        let result = try await GatewayHarness.with(configuration, waitForRedis: false, live: live) { client, gateway in
             try await body(client, gateway)
         }
         withExtendedLifetime((redis, kafka)) {}

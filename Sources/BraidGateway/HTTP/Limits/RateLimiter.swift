@@ -1,0 +1,94 @@
+import BraidCore
+import HTTPTypes
+import Hummingbird
+import Metrics
+import Synchronization
+
+/// Per-caller rate limits of the public routes (`gateway.rate_limits`): a token bucket per
+/// verified user, or, for a request without one, per client address (through
+/// ``TrustedProxies``; an IPv6 client by its /64, which one subscriber holds whole).
+///
+/// The buckets live in this process (no Redis round trip on the page path), so a cluster of N
+/// gateways behind a balancer admits up to N × the configured rate from one caller; configure
+/// the per-gateway rate as the cluster's rate divided by N. There is no store to go down: the
+/// only way the limiter fails is a table full of active callers (``TokenBuckets``), and then it
+/// admits the new caller and counts it (`braid_gateway_rate_limit_untracked_total`).
+public final class RateLimiter: Sendable {
+    private let identities: Mutex<TokenBuckets<String>>
+    private let addresses: Mutex<TokenBuckets<String>>
+    private let origin = ContinuousClock.now
+
+    public init(perIdentity: TokenBuckets<String>.Limit, perAddress: TokenBuckets<String>.Limit, maxCallers: Int) {
+        identities = Mutex(TokenBuckets(limit: perIdentity, capacity: maxCallers))
+        addresses = Mutex(TokenBuckets(limit: perAddress, capacity: maxCallers))
+    }
+
+    public enum Caller: Sendable, Equatable {
+        case identity(String)
+        case address(String)
+
+        var kind: String {
+            switch self {
+            case .identity: "identity"
+            case .address: "address"
+            }
+        }
+    }
+
+    /// Takes a token for `caller`; throws the 429 when its bucket is empty.
+    public func take(_ caller: Caller) throws(GatewayError) {
+        let elapsed = ContinuousClock.now - origin
+        let now = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let (decision, tracked): (TokenBuckets<String>.Decision, Int)
+        switch caller {
+        case .identity(let user): (decision, tracked) = identities.withLock { ($0.take(user, now: now), $0.count) }
+        case .address(let address): (decision, tracked) = addresses.withLock { ($0.take(Self.key(address: address), now: now), $0.count) }
+        }
+        Gauge(label: "braid_gateway_rate_limit_callers", dimensions: [("kind", caller.kind)]).record(tracked)
+        switch decision {
+        case .admitted:
+            return
+        case .untracked:
+            Counter(label: "braid_gateway_rate_limit_untracked_total", dimensions: [("kind", caller.kind)]).increment()
+        case .rejected(let retryAfter):
+            Counter(label: "braid_gateway_rate_limit_rejections_total", dimensions: [("kind", caller.kind)]).increment()
+            let seconds = max(1, Int(retryAfter.rounded(.up)))
+            throw GatewayError(
+                .tooManyRequests, code: "rate_limited", "too many requests from this \(caller.kind == "identity" ? "user" : "address"); retry after \(seconds) s",
+                headers: [.retryAfter: "\(seconds)"])
+        }
+    }
+
+    /// The bucket of an address: itself for IPv4, its /64 for IPv6 (a subscriber gets a whole
+    /// /64 and can use any address in it).
+    static func key(address: String) -> String {
+        guard address.contains(":"), let range = AddressRange("\(address)/64") else { return address }
+        return range.description
+    }
+}
+
+/// Applies ``RateLimiter`` to the public routes that compute or record something (search,
+/// feeds and their components, events); health checks, `/metrics`, the console and the admin
+/// routes are not limited, and neither is an administrator's request.
+struct RateLimitMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
+    let limiter: RateLimiter
+    let identity: UserIdentity
+    let proxies: TrustedProxies
+
+    static func isLimited(_ path: String) -> Bool {
+        path == "/v1/search" || path.hasPrefix("/v1/feeds/") || path == "/v1/events"
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard !context.isAdmin, Self.isLimited(request.uri.path) else { return try await next(request, context) }
+        var context = context
+        if let user = await identity.verifiedUser(request: request, context: &context) {
+            try limiter.take(.identity(user))
+        } else if let address = proxies.client(of: request, context: context) {
+            try limiter.take(.address(address))
+        }
+        // No verified user and no address: only the in-process router test client has neither.
+        return try await next(request, context)
+    }
+}
