@@ -55,7 +55,9 @@ def main():
     draft = next(arm for arm in overview["arms"] if arm["name"] == "draft")
     events = []
     for n, q in enumerate(["curry", "chicken", "pasta", "cake", "salad", "soup", "rice", "beef", "tofu", "egg", "fish", "bread"]):
-        page = api("/v1/search?" + urllib.parse.urlencode({"q": q, "per_page": 10, "session": draft["sample_session"]}))
+        # Twice: a query's first miss is live-only until it is seen again (gateway.admission).
+        for _ in range(2):
+            page = api("/v1/search?" + urllib.parse.urlencode({"q": q, "per_page": 10, "session": draft["sample_session"]}))
         if not page.get("impression_id"):
             continue
         team = "B" if n % 3 else "A"

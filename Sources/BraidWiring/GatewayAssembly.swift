@@ -50,20 +50,22 @@ public struct GatewayAssembly: Sendable {
         let codec = CursorCodec(key: Array(gateway.cursorKey.utf8), retired: retired)
         let impressions = ImpressionCodec(key: Array(gateway.impressionKey.utf8), retired: retiredImpressions)
         let liveTimeout = Duration.milliseconds(gateway.liveTimeoutMs)
+        let admission = PrecomputeAdmission(
+            threshold: gateway.admission.threshold, halvingSeconds: gateway.admission.halvingSeconds, sketchWidth: gateway.admission.sketchWidth)
         let search = SearchService(
             arms: try configuration.armSelector(),
             snapshots: SnapshotReader(
                 store: store, nearCacheBytes: gateway.nearCacheBytes, pointerTTL: .milliseconds(gateway.pointerCacheMs)),
             misses: SnapshotMisses(
                 materializer: RankingMaterializer(store: store, source: source, rankings: configuration.materializedRankings),
-                requests: requests, logger: logger),
+                requests: requests, admission: admission, logger: logger),
             source: source, codec: codec, impressions: impressions, cursorTTLSeconds: gateway.cursorTtlSeconds,
             liveTimeout: liveTimeout, walks: gateway.walkMaxBytes > 0 ? WalkStore(redis: redis, keys: keys, maxBytes: gateway.walkMaxBytes) : nil,
             logger: logger)
         let components = ComponentService(
             feeds: configuration.feeds, store: store, provider: provider, search: search, requests: requests, codec: codec,
             cursorTTLSeconds: gateway.cursorTtlSeconds, storedItems: configuration.worker.componentItems, liveTimeout: liveTimeout,
-            nearCacheBytes: gateway.nearCacheBytes, logger: logger)
+            nearCacheBytes: gateway.nearCacheBytes, admission: admission, logger: logger)
         let events = EventService(
             codec: impressions, producer: producer, topic: configuration.kafka.eventsTopic,
             experiments: ExperimentStore(redis: redis, keys: keys))
@@ -84,7 +86,8 @@ public struct GatewayAssembly: Sendable {
         self.routes = GatewayRoutes(
             search: search, components: components, events: events, readiness: Readiness(redis: redis, source: source),
             defaultPerPage: gateway.defaultPerPage, batchTimeout: .milliseconds(gateway.batchTimeoutMs), console: console,
-            tracing: configuration.tracing.enabled, identity: identity, access: configuration.accessPolicy(listeners: listeners))
+            tracing: configuration.tracing.enabled, identity: identity, access: configuration.accessPolicy(listeners: listeners),
+            rateLimiter: configuration.rateLimiter)
         self.background = background
         self.redis = redis
         self.producer = producer

@@ -32,6 +32,9 @@ enum GatewayHarness {
         configuration.gateway.port = 0
         // Generous: a loaded CI machine must not turn into 503s; deadlines have their own test.
         configuration.gateway.liveTimeoutMs = 10_000
+        // These tests are about what a stored snapshot does, so every miss earns one;
+        // admission's threshold has tests of its own (AdmissionRouteTests).
+        configuration.gateway.admission.threshold = 1
         configuration.interleaving.arms = [
             .init(name: "ab", weight: 50),
             .init(name: "draft", weight: 50, start: 3, maxDocs: 15, mode: .teamDraft),
@@ -41,7 +44,7 @@ enum GatewayHarness {
 
     /// Runs `body` against a gateway built from `configuration`, then stops its clients.
     static func with<T: Sendable>(
-        _ configuration: BraidConfiguration, waitForRedis: Bool = true,
+        _ configuration: BraidConfiguration, waitForRedis: Bool = true, live: Bool = false,
         _ body: @escaping @Sendable (any TestClientProtocol, GatewayAssembly) async throws -> T
     ) async throws -> T {
         try configuration.validate()
@@ -52,7 +55,7 @@ enum GatewayHarness {
             defer { group.cancelAll() }
             do {
                 if waitForRedis { try await gateway.redis.waitUntilConnected() }
-                return .success(try await application.test(.router) { client in try await body(client, gateway) })
+                return .success(try await application.test(live ? .live : .router) { client in try await body(client, gateway) })
             } catch {
                 return .failure(error)
             }

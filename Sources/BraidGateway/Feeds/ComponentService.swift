@@ -29,6 +29,9 @@ public struct ComponentService: Sendable {
     let nearCache: NearCache<String, StoredComponent>
     let metrics: Metrics
     let logger: Logger
+    /// Which missed per-user contents are requested from the workers (``PrecomputeAdmission``):
+    /// a made-up user's first visits are served live and cost the workers nothing.
+    let admission: PrecomputeAdmission
 
     struct Metrics: Sendable {
         let hits = Counter(label: "braid_gateway_component_cache_hits_total")
@@ -39,8 +42,9 @@ public struct ComponentService: Sendable {
     public init(
         feeds: [String: FeedDefinition], store: PrecomputeStore, provider: any ComponentProvider, search: SearchService? = nil,
         requests: DeduplicatingPublisher, codec: CursorCodec, cursorTTLSeconds: Int, storedItems: Int, liveTimeout: Duration,
-        nearCacheBytes: Int, logger: Logger
+        nearCacheBytes: Int, admission: PrecomputeAdmission = .everything, logger: Logger
     ) {
+        self.admission = admission
         self.nearCache = NearCache(capacityBytes: nearCacheBytes)
         self.feeds = feeds
         self.store = store
@@ -88,17 +92,24 @@ public struct ComponentService: Sendable {
     }
 
     /// Several components' first pages at once, in request order, under one deadline: a
-    /// component that fails or misses it is `pending`, the others are unaffected.
+    /// component that fails or misses it is `pending`, the others are unaffected. A name listed
+    /// several times is loaded once and its entry repeated at each place it was asked for, so
+    /// twenty copies of one name cost one load (one live query), not twenty.
     public func batch(feed: String, components: [String], user: String, timeout: Duration) async throws(GatewayError) -> [ComponentContentResponse] {
-        var all: [Resolved] = []
-        for component in components { all.append(try resolve(feed: feed, component: component, user: user, query: nil)) }
+        var distinct: [Resolved] = []
+        var index: [String: Int] = [:]
+        for component in components where index[component] == nil {
+            index[component] = distinct.count
+            distinct.append(try resolve(feed: feed, component: component, user: user, query: nil))
+        }
         let now = Date()
-        let results = await Deadline.runEach(timeout: timeout, all.map { resolved in
+        let results = await Deadline.runEach(timeout: timeout, distinct.map { resolved in
             { @Sendable [self] in try await page(resolved, cursor: nil, offset: 0, now: now) }
         })
-        return zip(all, results).map { resolved, result in
+        let contents = zip(distinct, results).map { resolved, result in
             (try? result.get()) ?? .pending(resolved.id, type: resolved.type.rawValue)
         }
+        return components.map { contents[index[$0]!] }
     }
 
     /// One page of a component, from the cache or live, with no deadline of its own.
@@ -174,7 +185,12 @@ public struct ComponentService: Sendable {
             }
             if cached == nil {
                 metrics.misses.increment()
-                await requestMaterialization(resolved)
+                // Segment and category contents are few (the configuration names them); a user's are as many as users.
+                if resolved.section.scope != .user
+                    || admission.admit(store.keys.component(feed: resolved.feed, type: resolved.type, scope: resolved.scope), kind: "component")
+                {
+                    await requestMaterialization(resolved)
+                }
             }
         }
         let page = try await provider.items(
@@ -221,8 +237,9 @@ public struct ComponentService: Sendable {
     /// Asks the workers for this content unless that was done recently; never fails the page.
     func requestMaterialization(_ resolved: Resolved) async {
         do {
-            try await requests.publish(
+            let published = try await requests.publish(
                 PrecomputeRequest(body: .component(.init(feed: resolved.feed, type: resolved.type, scope: resolved.scope))), reason: "miss")
+            if published { Counter(label: "braid_gateway_component_requests_total", dimensions: [("reason", "miss")]).increment() }
         } catch {
             logger.warning("could not request a component", metadata: ["component": "\(resolved.id)", "error": "\(error)"])
         }

@@ -13,8 +13,13 @@ public struct SnapshotMisses: Sendable {
     /// Per process: across gateways only the Redis marker of ``requests`` deduplicates.
     let flights = SingleFlight<String, Void>()
     let logger: Logger
+    /// Which missed queries are computed and stored; the rest are served live-only.
+    public let admission: PrecomputeAdmission
 
-    public init(materializer: RankingMaterializer, requests: DeduplicatingPublisher, logger: Logger) {
+    public init(
+        materializer: RankingMaterializer, requests: DeduplicatingPublisher, admission: PrecomputeAdmission = .everything, logger: Logger
+    ) {
+        self.admission = admission
         self.materializer = materializer
         self.requests = requests
         self.logger = logger
@@ -35,6 +40,11 @@ public struct SnapshotMisses: Sendable {
                     .init(ranking: ranking, query: query), id: UUID().uuidString.lowercased(), ttlSeconds: nil, requestedAt: Date())
             }
         }
+    }
+
+    /// Whether a miss of `query` for `ranking` earns a stored snapshot now (``PrecomputeAdmission``).
+    public func admit(ranking: String, query: String) -> Bool {
+        admission.admit("\(ranking)\u{0}\(query)", kind: "query")
     }
 
     /// Publishes a materialize request unless one was published for this key recently.
