@@ -34,6 +34,7 @@ struct GatewayGroup {
         try await context.seed(corpus)
         let config = run.file("gateway-bench.yaml")
         try GatewayFixture.configuration.write(to: config, atomically: true, encoding: .utf8)
+        context.say(GatewayFixture.limitsNote)
         let environment = [
             "BRAID_REDIS_URL": context.redis.url, "BRAID_KAFKA_BROKERS": context.broker.brokers,
             "BRAID_SEARCH_SQLITE_PATH": corpus.path, "BRAID_REDIS_KEY_PREFIX": "bench-gateway-\(context.tag)",
