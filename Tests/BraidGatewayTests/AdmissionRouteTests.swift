@@ -1,7 +1,9 @@
 import BraidConfig
 import BraidCore
 import BraidGateway
+import BraidRedis
 import BraidTestSupport
+import BraidWiring
 import Foundation
 import Hummingbird
 import HummingbirdTesting

@@ -40,7 +40,7 @@ struct RateLimitRouteTests {
     func throughTrustedProxies() async throws {
         try await OfflineGateway.with(live: true, configure: { Self.limited(&$0, addressBurst: 2) }) { client, _ in
             func status(forwardedFor: String) async throws -> HTTPResponse.Status {
-                try await client.execute(uri: "/v1/search?q=rice", method: .get, headers: [.init("X-Forwarded-For")!: forwardedFor]).status
+                try await client.execute(uri: "/v1/search?q=rice", method: .get, headers: [HTTPField.Name("X-Forwarded-For")!: forwardedFor]).status
             }
             // The peer (127.0.0.1) is not a trusted proxy here: the header is ignored, one bucket.
             #expect(try await status(forwardedFor: "192.0.2.1") == .ok)
@@ -52,7 +52,7 @@ struct RateLimitRouteTests {
             $0.gateway.trustedProxies = ["127.0.0.1"]
         }) { client, _ in
             func status(forwardedFor: String) async throws -> HTTPResponse.Status {
-                try await client.execute(uri: "/v1/search?q=rice", method: .get, headers: [.init("X-Forwarded-For")!: forwardedFor]).status
+                try await client.execute(uri: "/v1/search?q=rice", method: .get, headers: [HTTPField.Name("X-Forwarded-For")!: forwardedFor]).status
             }
             #expect(try await status(forwardedFor: "192.0.2.1") == .ok)
             #expect(try await status(forwardedFor: "192.0.2.1") == .ok)
@@ -77,7 +77,7 @@ struct RateLimitRouteTests {
             func status(user: String) async throws -> HTTPResponse.Status {
                 try await client.execute(
                     uri: "/v1/feeds/home", method: .get,
-                    headers: [.init("X-Braid-User")!: user, .init("X-Braid-Proxy-Secret")!: secret]).status
+                    headers: [HTTPField.Name("X-Braid-User")!: user, HTTPField.Name("X-Braid-Proxy-Secret")!: secret]).status
             }
             #expect(try await status(user: "u00001") == .ok)
             #expect(try await status(user: "u00001") == .ok)
@@ -85,7 +85,7 @@ struct RateLimitRouteTests {
             #expect(try await status(user: "u00002") == .ok)
             // A refused credential is still refused as before (401), not charged to anyone's bucket.
             let forged = try await client.execute(
-                uri: "/v1/feeds/home", method: .get, headers: [.init("X-Braid-User")!: "u00001", .init("X-Braid-Proxy-Secret")!: "wrong"])
+                uri: "/v1/feeds/home", method: .get, headers: [HTTPField.Name("X-Braid-User")!: "u00001", HTTPField.Name("X-Braid-Proxy-Secret")!: "wrong"])
             #expect(forged.status == .unauthorized)
         }
     }

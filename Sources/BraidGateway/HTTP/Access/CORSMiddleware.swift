@@ -27,7 +27,8 @@ struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
 
     private func headers(_ allowed: String, preflight: Bool) -> HTTPFields {
         var fields: HTTPFields = [.accessControlAllowOrigin: allowed, .vary: "Origin"]
-        fields[.accessControlExposeHeaders] = "ETag"
+        // Retry-After is not CORS-safelisted: a browser app could not read a 429's otherwise.
+        fields[.accessControlExposeHeaders] = "ETag, Retry-After"
         if preflight {
             fields[.accessControlAllowMethods] = Self.allowedMethods
             fields[.accessControlAllowHeaders] = Self.allowedHeaders

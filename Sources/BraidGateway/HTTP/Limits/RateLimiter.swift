@@ -39,11 +39,12 @@ public final class RateLimiter: Sendable {
     public func take(_ caller: Caller) throws(GatewayError) {
         let elapsed = ContinuousClock.now - origin
         let now = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let (decision, tracked): (TokenBuckets<String>.Decision, Int)
+        let result: (decision: TokenBuckets<String>.Decision, tracked: Int)
         switch caller {
-        case .identity(let user): (decision, tracked) = identities.withLock { ($0.take(user, now: now), $0.count) }
-        case .address(let address): (decision, tracked) = addresses.withLock { ($0.take(Self.key(address: address), now: now), $0.count) }
+        case .identity(let user): result = identities.withLock { ($0.take(user, now: now), $0.count) }
+        case .address(let address): result = addresses.withLock { ($0.take(Self.key(address: address), now: now), $0.count) }
         }
+        let (decision, tracked) = result
         Gauge(label: "braid_gateway_rate_limit_callers", dimensions: [("kind", caller.kind)]).record(tracked)
         switch decision {
         case .admitted:
@@ -62,6 +63,8 @@ public final class RateLimiter: Sendable {
     /// The bucket of an address: itself for IPv4, its /64 for IPv6 (a subscriber gets a whole
     /// /64 and can use any address in it).
     static func key(address: String) -> String {
+        // An IPv4 peer of a dual-stack socket (`::ffff:192.0.2.1`) is that IPv4 address.
+        if address.lowercased().hasPrefix("::ffff:"), address.contains(".") { return String(address.dropFirst(7)) }
         guard address.contains(":"), let range = AddressRange("\(address)/64") else { return address }
         return range.description
     }
