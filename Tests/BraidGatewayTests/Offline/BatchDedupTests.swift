@@ -2,6 +2,7 @@ import BraidConfig
 import BraidCore
 import BraidGateway
 import BraidSources
+import BraidWiring
 import Foundation
 import Hummingbird
 import Logging
