@@ -2,6 +2,7 @@ import BraidCore
 import BraidKafka
 import BraidPrecompute
 import Foundation
+import HTTPTypes
 import Logging
 import Metrics
 
