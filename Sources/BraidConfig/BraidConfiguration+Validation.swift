@@ -38,6 +38,11 @@ extension BraidConfiguration {
             guard ranking.ttlSeconds >= 60 else { throw fail("rankings.\(name).ttl_seconds must be at least 60") }
         }
         guard (0...1_048_576).contains(gateway.walkMaxBytes) else { throw fail("gateway.walk_max_bytes must be 0-1048576") }
+        guard (1...ImpressionValidity.maxWindowSeconds).contains(gateway.impressionWindowSeconds) else {
+            throw fail(
+                "gateway.impression_window_seconds must be 1-\(ImpressionValidity.maxWindowSeconds) (shorter than the workers' "
+                    + "\(ImpressionValidity.impressionStateTTLSeconds) s impression state, so an old impression id cannot count twice)")
+        }
         guard (0...60_000).contains(gateway.pointerCacheMs) else { throw fail("gateway.pointer_cache_ms must be 0-60000") }
         guard (1...10_000).contains(gateway.batchTimeoutMs) else { throw fail("gateway.batch_timeout_ms must be 1-10000") }
         try validateInterleavingSection()

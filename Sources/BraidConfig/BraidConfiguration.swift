@@ -198,6 +198,10 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         /// Origins allowed to call the public routes from a browser (CORS); empty: CORS off.
         public var corsOrigins: [String] = []
         public var cursorTtlSeconds = 3_600
+        /// How long after a page was served its impression id's events are accepted; at most
+        /// ``ImpressionValidity/maxWindowSeconds``, shorter than the workers' impression state,
+        /// so an old id can never count again once that state expired.
+        public var impressionWindowSeconds = ImpressionValidity.defaultWindowSeconds
         /// Most bytes of one walk's record in Redis (the A documents it has shown; 5-7 bytes
         /// a document with ids like r012345); past it the walk is paged by offset. 0: no records,
         /// every walk is paged by offset.

@@ -65,7 +65,7 @@ enum AttackSuite {
     static let scenarios: [any AttackScenario] = [
         ForgedCursorAttack(), ReplayedCursorAttack(), WeakKeysAttack(), ForeignUserAttack(), ErrorBodyLeakAttack(), ReadyzLeakAttack(),
         KafkaPropertyLeakAttack(), SlowlorisAttack(), AdminFromPublicAttack(),
-        // Issue 34: bounded work per caller.
-        RandomQueryFloodAttack(), DuplicateBatchNamesAttack(), MadeUpUserFloodAttack(), OverRateCallerAttack(),
+        // Issue 34: bounded work per caller, and evidence that cannot be stuffed.
+        RandomQueryFloodAttack(), DuplicateBatchNamesAttack(), MadeUpUserFloodAttack(), OverRateCallerAttack(), EvidenceStuffingAttack(),
     ]
 }

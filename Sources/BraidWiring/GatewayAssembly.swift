@@ -68,7 +68,7 @@ public struct GatewayAssembly: Sendable {
             nearCacheBytes: gateway.nearCacheBytes, admission: admission, logger: logger)
         let events = EventService(
             codec: impressions, producer: producer, topic: configuration.kafka.eventsTopic,
-            experiments: ExperimentStore(redis: redis, keys: keys))
+            experiments: ExperimentStore(redis: redis, keys: keys), windowSeconds: gateway.impressionWindowSeconds, logger: logger)
         var console: ConsoleRoutes?
         var background: [any Service] = []
         if configuration.console.enabled {

@@ -36,7 +36,10 @@ struct EventSchemaTests {
 
     @Test func eventsMadeFromImpressionIdsConformAndMarkEvidence() throws {
         let at = Date(timeIntervalSince1970: 1_795_000_000)
-        let token = ImpressionToken(experiment: "multi", offset: 10, slotTeams: [0, 0, 2, 1, 0, 3], teamCount: 4, creditWindow: 12..<16, nonce: 0xBEEF)
+        // Version 3: the events carry the id's issue time and user key, which the schema checks too.
+        let token = ImpressionToken(
+            experiment: "multi", offset: 10, slotTeams: [0, 0, 2, 1, 0, 3], teamCount: 4, creditWindow: 12..<16, nonce: 0xBEEF,
+            issuedAt: 1_794_999_990, userKey: ImpressionCodec(key: Array("k".utf8)).userKey(user: "u00001", session: nil))
         let impression = try #require(ExperimentEvent.make(.impression, token: token, receivedAt: at))
         #expect(impression.teams == 4 && impression.isCredited && impression.position == nil)
         let inWindow = try #require(ExperimentEvent.make(.click, token: token, position: 13, receivedAt: at))

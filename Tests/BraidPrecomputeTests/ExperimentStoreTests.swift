@@ -56,4 +56,48 @@ struct ExperimentStoreTests {
             #expect((outcome.impressions, outcome.winsA, outcome.winsB, outcome.ties) == (1, 0, 1, 0))
         }
     }
+
+    @Test("A duplicate (retry, replay, second click on a position) is counted as such and never credited twice")
+    func duplicatesAreCountedNotCredited() async throws {
+        try await withRedisClient(try TestEnvironment.redisURL()) { (redis: RedisClient) async throws -> Void in
+            let store = ExperimentStore(redis: redis, keys: CacheKeys(prefix: TestEnvironment.uniqueName("braid")))
+            let now = Date()
+            let token = ImpressionToken(
+                experiment: "dup", offset: 0, teams: [.a, .b, .a, .b], creditWindow: 0..<4, nonce: 9,
+                issuedAt: Int64(now.timeIntervalSince1970))
+            let impression = ExperimentEvent.make(.impression, token: token)!
+            let click = ExperimentEvent.make(.click, token: token, position: 1)!
+            #expect(try await store.apply(impression, now: now) == .credited)
+            #expect(try await store.apply(click, now: now) == .credited)
+            #expect(try await store.apply(impression, now: now) == .duplicate)
+            #expect(try await store.apply(click, now: now) == .duplicate)
+            #expect(try await store.apply(click, now: now) == .duplicate)
+            let outcome = try await store.outcome(of: "dup")
+            #expect((outcome.impressions, outcome.winsA, outcome.winsB, outcome.ties) == (1, 0, 1, 0), "\(outcome)")
+            #expect(outcome.duplicates == 3)
+            #expect(outcome.late == 0)
+        }
+    }
+
+    @Test("After the impression state expired, a replayed old event counts nothing: it is late")
+    func oldEventsDoNotCountAgainAfterTheStateExpired() async throws {
+        try await withRedisClient(try TestEnvironment.redisURL()) { (redis: RedisClient) async throws -> Void in
+            let keys = CacheKeys(prefix: TestEnvironment.uniqueName("braid"))
+            let store = ExperimentStore(redis: redis, keys: keys)
+            let issued = Date(timeIntervalSince1970: 1_800_000_000)
+            let token = ImpressionToken(
+                experiment: "old", offset: 0, teams: [.a, .b], creditWindow: 0..<2, nonce: 11,
+                issuedAt: Int64(issued.timeIntervalSince1970))
+            let click = ExperimentEvent.make(.click, token: token, position: 1)!
+            #expect(try await store.apply(click, now: issued) == .credited)
+            // The state's TTL has run out (deleted here instead of waiting seven days).
+            let experiment = keys.experiment("old")
+            _ = try await redis.del([experiment.impression(token.id), experiment.clickedPositions(token.id)])
+            let later = issued.addingTimeInterval(TimeInterval(ImpressionValidity.impressionStateTTLSeconds))
+            #expect(try await store.apply(click, now: later) == .late)
+            let outcome = try await store.outcome(of: "old")
+            #expect((outcome.impressions, outcome.winsB) == (1, 1), "the replay did not count again: \(outcome)")
+            #expect(outcome.late == 1)
+        }
+    }
 }

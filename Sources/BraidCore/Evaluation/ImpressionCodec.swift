@@ -3,7 +3,11 @@ import Foundation
 
 /// Signs impression tokens like cursors (HMAC-SHA256, base64url).
 ///
-/// Version 2 (written): version (1) · offset (4) · slot count (1) · team count (1) · credit
+/// Version 3 (written): version (1) · issued at, seconds since 1970 (4) · user key kind (1) ·
+/// user key (8) · then the rest of version 2 from the offset on. 13 bytes more than version 2
+/// (about 18 characters of the id).
+///
+/// Version 2 (read; written only for tokens without an issue time): version (1) · offset (4) · slot count (1) · team count (1) · credit
 /// window as first and end slot of the page (1 + 1) · team of each slot (a nibble, low nibble
 /// first, ⌈count/2⌉) · nonce (8) · experiment length (1) · experiment (UTF-8) · first 16 bytes
 /// of the HMAC.
@@ -14,15 +18,19 @@ import Foundation
 /// ``ImpressionToken/creditWindow``): a client that rendered a page just before a deploy is not
 /// refused, and its clicks credit nothing rather than possibly crediting an A-only slot.
 public struct ImpressionCodec: Sendable {
-    static let formatVersion: UInt8 = 2
+    static let formatVersion: UInt8 = 3
     static let macLength = 16
     /// Slots per page at most (the gateway's `per_page` limit is lower).
     public static let maxSlots = 255
-    /// Longest id accepted: the largest version-2 id (255 slots, a 255-byte experiment) is 556.
+    /// Longest id accepted: the largest version-3 id (255 slots, a 255-byte experiment) is 574.
     static let maxTextLength = 600
 
     private let key: [UInt8]
     private let retired: RetiredKey?
+    /// Secret of ``UserKey``s, derived from the impression key with another label; and the
+    /// retired key's, so user keys of ids signed before a rotation still match their caller.
+    private let userSecret: [UInt8]
+    private let retiredUserSecret: RetiredKey?
 
     /// - Parameters:
     ///   - key: the cursor key; impression ids are signed with a key derived from it, so an
@@ -31,14 +39,38 @@ public struct ImpressionCodec: Sendable {
     public init(key: some DataProtocol, retired: RetiredKey? = nil) {
         self.key = Self.derive(key)
         self.retired = retired.map { RetiredKey(key: Self.derive($0.key), until: $0.until) }
+        self.userSecret = Self.derive(key, label: "braid-user-key")
+        self.retiredUserSecret = retired.map { RetiredKey(key: Self.derive($0.key, label: "braid-user-key"), until: $0.until) }
     }
 
-    private static func derive(_ key: some DataProtocol) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: Array("braid-impression".utf8), using: SymmetricKey(data: Array(key))))
+    private static func derive(_ key: some DataProtocol, label: String = "braid-impression") -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Array(label.utf8), using: SymmetricKey(data: Array(key))))
+    }
+
+    /// The pseudonymous key of a verified user, or else of a session (``UserKey``).
+    public func userKey(user: String?, session: String?) -> UserKey {
+        UserKey.make(user: user, session: session, secret: userSecret)
+    }
+
+    /// Whether `key` is the key of verified user `user`, under the current secret or, until it
+    /// retires, the previous one.
+    public func isKey(_ key: UserKey, of user: String, now: Date = Date()) -> Bool {
+        guard key.kind == .user else { return false }
+        if UserKey.make(user: user, session: nil, secret: userSecret) == key { return true }
+        guard let retiredUserSecret, retiredUserSecret.isAccepted(at: now) else { return false }
+        return UserKey.make(user: user, session: nil, secret: retiredUserSecret.key) == key
     }
 
     public func encode(_ token: ImpressionToken) -> String {
-        var bytes: [UInt8] = [Self.formatVersion]
+        var bytes: [UInt8] = [2]
+        if let issuedAt = token.issuedAt {
+            bytes = [Self.formatVersion]
+            let seconds = UInt32(clamping: issuedAt)
+            for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: seconds >> UInt32(shift))) }
+            let user = token.userKey ?? UserKey.nobody
+            bytes.append(user.kind.rawValue)
+            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: user.value >> UInt64(shift))) }
+        }
         let offset = UInt32(clamping: token.offset)
         for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: offset >> UInt32(shift))) }
         let teams = token.slotTeams.prefix(Self.maxSlots)
@@ -55,7 +87,8 @@ public struct ImpressionCodec: Sendable {
         return Base64URL.encode(bytes)
     }
 
-    /// Decodes and verifies, versions 1 and 2; never traps, whatever the input.
+    /// Decodes and verifies, versions 1 to 3; never traps, whatever the input. Whether an old
+    /// id is still evidence is for the caller to decide (``ImpressionValidity``).
     public func decode(_ text: String, now: Date = Date()) throws(ImpressionTokenError) -> ImpressionToken {
         guard text.utf8.count <= Self.maxTextLength, let bytes = Base64URL.decode(text), bytes.count > Self.macLength + 15 else {
             throw .malformed
@@ -65,24 +98,38 @@ public struct ImpressionCodec: Sendable {
         guard Self.same(mac(body), signature) || signedByRetiredKey(body, signature, now: now) else { throw .badSignature }
         switch body[0] {
         case 1: return try Self.decodeVersion1(body)
-        case 2: return try Self.decodeVersion2(body)
+        case 2: return try Self.decodeVersion2(body, from: 1)
+        case 3: return try Self.decodeVersion3(body)
         case let version: throw .unsupportedVersion(version)
         }
     }
 
-    private static func decodeVersion2(_ body: [UInt8]) throws(ImpressionTokenError) -> ImpressionToken {
-        guard body.count >= 10 else { throw .malformed }
-        let offset = body[1...4].reduce(0) { $0 << 8 | Int($1) }
-        let count = Int(body[5])
-        let teamCount = Int(body[6])
-        let windowFrom = Int(body[7])
-        let windowTo = Int(body[8])
+    private static func decodeVersion3(_ body: [UInt8]) throws(ImpressionTokenError) -> ImpressionToken {
+        guard body.count >= 14 + 9, let kind = UserKey.Kind(rawValue: body[5]) else { throw .malformed }
+        let issuedAt = body[1...4].reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        let value = body[6...13].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        guard kind != .nobody || value == 0 else { throw .malformed }
+        var token = try decodeVersion2(body, from: 14)
+        token.issuedAt = issuedAt
+        token.userKey = UserKey(kind: kind, value: value)
+        return token
+    }
+
+    /// The version-2 layout from the offset on, which starts at `start`.
+    private static func decodeVersion2(_ body: [UInt8], from start: Int) throws(ImpressionTokenError) -> ImpressionToken {
+        guard body.count >= start + 9 else { throw .malformed }
+        let offset = body[start...(start + 3)].reduce(0) { $0 << 8 | Int($1) }
+        let count = Int(body[start + 4])
+        let teamCount = Int(body[start + 5])
+        let windowFrom = Int(body[start + 6])
+        let windowTo = Int(body[start + 7])
         guard (2...ImpressionToken.maxTeams).contains(teamCount), windowFrom <= windowTo, windowTo <= count else { throw .malformed }
         let nibbleBytes = (count + 1) / 2
-        guard body.count >= 9 + nibbleBytes else { throw .malformed }
-        let teams = (0..<count).map { index in Int(body[9 + index / 2] >> UInt8(4 * (index % 2)) & 0xF) }
+        let teamsAt = start + 8
+        guard body.count >= teamsAt + nibbleBytes else { throw .malformed }
+        let teams = (0..<count).map { index in Int(body[teamsAt + index / 2] >> UInt8(4 * (index % 2)) & 0xF) }
         guard teams.allSatisfy({ $0 < teamCount }) else { throw .malformed }
-        let (nonce, experiment) = try trailer(body, from: 9 + nibbleBytes)
+        let (nonce, experiment) = try trailer(body, from: teamsAt + nibbleBytes)
         return ImpressionToken(
             experiment: experiment, offset: offset, slotTeams: teams, teamCount: teamCount,
             creditWindow: (offset + windowFrom)..<(offset + windowTo), nonce: nonce)

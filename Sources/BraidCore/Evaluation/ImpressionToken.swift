@@ -24,13 +24,28 @@ public struct ImpressionToken: Sendable, Hashable {
     public var creditWindow: Range<Int>?
     /// Makes every impression unique (two users seeing the same page are two impressions).
     public var nonce: UInt64
+    /// When the gateway issued the id (seconds since 1970, its clock): events are accepted
+    /// within ``ImpressionValidity`` of it. Nil for ids of format versions 1 and 2, which carry
+    /// no time and are refused as evidence (``ImpressionValidity``).
+    public var issuedAt: Int64?
+    /// Whom the page was shown to (``UserKey``). Nil for versions 1 and 2.
+    public var userKey: UserKey?
+
+    /// Format version the codec writes for this token: 3 when it carries its issue time and
+    /// user key, 2 otherwise (tests of old ids), 1 when decoded from a version-1 id.
+    public var formatVersion: UInt8 { issuedAt != nil ? 3 : (creditWindow == nil ? 1 : 2) }
 
     /// - Parameters:
     ///   - slotTeams: team of every slot; each below `teamCount`, at most
     ///     ``ImpressionCodec/maxSlots`` of them.
     ///   - teamCount: 2 to ``maxTeams``.
     ///   - creditWindow: the list's credit window; kept as its overlap with the page.
-    public init(experiment: String, offset: Int, slotTeams: [Int], teamCount: Int, creditWindow: Range<Int>, nonce: UInt64) {
+    ///   - issuedAt: when it is issued; with `userKey`, what makes it a version-3 id. Nil only
+    ///     to build old ids (tests).
+    public init(
+        experiment: String, offset: Int, slotTeams: [Int], teamCount: Int, creditWindow: Range<Int>, nonce: UInt64,
+        issuedAt: Int64? = nil, userKey: UserKey? = nil
+    ) {
         precondition((2...Self.maxTeams).contains(teamCount), "an impression compares 2 to \(Self.maxTeams) teams")
         precondition(slotTeams.allSatisfy { (0..<teamCount).contains($0) }, "every slot's team must be below teamCount")
         self.experiment = experiment
@@ -39,13 +54,18 @@ public struct ImpressionToken: Sendable, Hashable {
         self.teamCount = teamCount
         self.creditWindow = Self.clamp(creditWindow, offset: offset, count: slotTeams.count)
         self.nonce = nonce
+        self.issuedAt = issuedAt
+        self.userKey = issuedAt == nil ? nil : (userKey ?? UserKey.nobody)
     }
 
     /// A two-ranking team-draft page: A is team 0, B team 1.
-    public init(experiment: String, offset: Int, teams: [Team], creditWindow: Range<Int>, nonce: UInt64) {
+    public init(
+        experiment: String, offset: Int, teams: [Team], creditWindow: Range<Int>, nonce: UInt64, issuedAt: Int64? = nil,
+        userKey: UserKey? = nil
+    ) {
         self.init(
             experiment: experiment, offset: offset, slotTeams: teams.map { $0 == .a ? 0 : 1 }, teamCount: 2,
-            creditWindow: creditWindow, nonce: nonce)
+            creditWindow: creditWindow, nonce: nonce, issuedAt: issuedAt, userKey: userKey)
     }
 
     /// A two-ranking page credited as before the credit window existed: every slot counts,
@@ -64,6 +84,8 @@ public struct ImpressionToken: Sendable, Hashable {
         self.teamCount = 2
         self.creditWindow = nil
         self.nonce = nonce
+        self.issuedAt = nil
+        self.userKey = nil
     }
 
     /// Positions the page showed.

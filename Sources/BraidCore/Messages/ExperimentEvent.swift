@@ -30,6 +30,14 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
     /// window, or a version-1 impression id). Published anyway, so nothing a client sent is
     /// lost. Absent: true (events written before the window).
     public var credited: Bool?
+    /// When the impression id was issued (version-3 ids): a worker credits the event only while
+    /// the impression's state cannot have expired (``ImpressionValidity/isCreditable(issuedAt:now:)``).
+    /// Absent in events of older ids.
+    public var issuedAt: Date?
+    /// The id's pseudonymous ``UserKey`` (16 hex digits) and what it was computed from
+    /// (`user`, `session`, `none`). Absent in events of older ids.
+    public var userKey: String?
+    public var userKind: String?
     public var receivedAt: Date
 
     public init(type: Kind, experiment: String, impression: String, position: Int? = nil, team: Team? = nil, receivedAt: Date = Date()) {
@@ -46,6 +54,9 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
         case schema, type, experiment, impression, position, team, teams, credited
         case teamIndex = "team_index"
         case receivedAt = "received_at"
+        case issuedAt = "issued_at"
+        case userKey = "user_key"
+        case userKind = "user_kind"
     }
 
     /// Whether a consumer credits it (`credited` absent counts as true).
@@ -59,6 +70,12 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
     ) -> ExperimentEvent? {
         var event = ExperimentEvent(type: type, experiment: token.experiment, impression: token.id, receivedAt: receivedAt)
         event.teams = token.teamCount
+        if let issuedAt = token.issuedAt {
+            event.issuedAt = Date(timeIntervalSince1970: TimeInterval(issuedAt))
+            let user = token.userKey ?? UserKey.nobody
+            event.userKey = user.hex
+            event.userKind = user.kind.name
+        }
         switch type {
         case .impression:
             event.credited = token.creditWindow.map { !$0.isEmpty } ?? false
@@ -89,6 +106,12 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
         guard Names.isValid(event.experiment) else { throw RequestValidationError("experiment must be \(Names.rule)") }
         guard (1...32).contains(event.impression.utf8.count), event.impression.allSatisfy(\.isHexDigit) else {
             throw RequestValidationError("impression must be 1 to 32 hex digits")
+        }
+        if let key = event.userKey {
+            guard key.utf8.count == 16, key.allSatisfy(\.isHexDigit) else { throw RequestValidationError("user_key must be 16 hex digits") }
+        }
+        if let kind = event.userKind, !["none", "session", "user"].contains(kind) {
+            throw RequestValidationError("user_kind must be none, session or user")
         }
         let teams = event.teams ?? 2
         guard (2...ImpressionToken.maxTeams).contains(teams) else {

@@ -67,6 +67,8 @@ struct AttackTarget: Sendable {
             "BRAID_GATEWAY_CURSOR_TTL_SECONDS": "3",
             // Every page carries an impression id (team draft), the evidence a forger would mint.
             "BRAID_INTERLEAVING_MODE": "team_draft",
+            // Short enough to replay an impression id after its window within the run.
+            "BRAID_GATEWAY_IMPRESSION_WINDOW_SECONDS": "4",
             // A debug build on a loaded 2-core machine must not turn pages into 503s.
             "BRAID_GATEWAY_LIVE_TIMEOUT_MS": "10000", "BRAID_WORKER_RETRY_BACKOFF_MS": "50",
         ]) { $1 }

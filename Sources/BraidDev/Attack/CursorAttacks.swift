@@ -38,7 +38,8 @@ struct ForgedCursorAttack: AttackScenario {
         }
         // An impression id minted with the development key, crediting team B for a click.
         let minted = ImpressionCodec(key: Array(Self.developmentImpressionKey.utf8)).encode(
-            ImpressionToken(experiment: "default", offset: 0, teams: [.b, .b, .b], creditWindow: 0..<3, nonce: 42))
+            ImpressionToken(
+                experiment: "default", offset: 0, teams: [.b, .b, .b], creditWindow: 0..<3, nonce: 42, issuedAt: Int64(Date().timeIntervalSince1970)))
         let click = try await target.request(
             "/v1/events", method: .POST, body: #"{"events":[{"type":"click","impression_id":"\#(minted)","position":1}]}"#)
         checks.expect(click.status == 400, "a minted impression id: \(click.status) \(click.text.prefix(200))")

@@ -91,8 +91,10 @@ public struct GatewayRoutes: Sendable {
     }
 
     private func addPublicRoutes<Routes: RouterMethods<GatewayRequestContext>>(to router: Routes) {
-        router.get("/v1/search") { request, _ in
-            let parameters = try SearchParameters.parse(try QueryString.parse(request.uri.query), defaultPerPage: defaultPerPage)
+        router.get("/v1/search") { request, context in
+            var parameters = try SearchParameters.parse(try QueryString.parse(request.uri.query), defaultPerPage: defaultPerPage)
+            // Whom the page's impression id is for (its user key binds its events to them).
+            parameters.user = try await identity.verifiedUser(request: request, context: context)
             return try JSONResponse.encode(try await search.page(parameters))
         }
         router.get("/v1/feeds/:feed") { request, context in
@@ -128,9 +130,10 @@ public struct GatewayRoutes: Sendable {
             writer.writeBatch(contents)
             return JSONResponse.bytes(writer.bytes)
         }
-        router.post("/v1/events") { request, _ in
+        router.post("/v1/events") { request, context in
             let body = try await Self.decode(EventsBody.self, from: request)
-            return try JSONResponse.encode(["accepted": try await events.accept(body.events)], status: .accepted)
+            let caller = try await identity.verifiedUser(request: request, context: context)
+            return try JSONResponse.encode(["accepted": try await events.accept(body.events, caller: caller)], status: .accepted)
         }
         router.get("/healthz") { _, _ in try JSONResponse.encode(Readiness.Report(status: .ok, checks: [:])) }
         router.get("/readyz") { _, _ in

@@ -12,12 +12,17 @@ public struct SearchParameters: Sendable, Equatable {
     public var cursor: String?
     public var ranking: String?
     public var session: String?
+    /// The verified user of the request (not a query parameter): impression ids carry its key.
+    public var user: String?
 
     public static let perPageRange = 1...100
     public static let pageRange = 1...10_000
     public static let maxQueryLength = 512
 
-    public init(query: String, perPage: Int, page: Int = 1, cursor: String? = nil, ranking: String? = nil, session: String? = nil) {
+    public init(
+        query: String, perPage: Int, page: Int = 1, cursor: String? = nil, ranking: String? = nil, session: String? = nil, user: String? = nil
+    ) {
+        self.user = user
         self.query = query
         self.perPage = perPage
         self.page = page

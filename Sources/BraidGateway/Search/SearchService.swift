@@ -100,7 +100,8 @@ public struct SearchService: Sendable {
         let impression = interleaved && configuration.mode == .teamDraft && !items.isEmpty
             ? impressions.encode(ImpressionToken(
                 experiment: arm.name, offset: position.offset, teams: items.map(\.team), creditWindow: planner.creditWindow,
-                nonce: UInt64.random(in: 0...UInt64.max)))
+                nonce: UInt64.random(in: 0...UInt64.max), issuedAt: Int64(now.timeIntervalSince1970),
+                userKey: impressions.userKey(user: parameters.user, session: parameters.session)))
             : nil
         return SearchPage(
             query: parameters.query, page: position.offset / position.size + 1, perPage: position.size, items: items,

@@ -10,10 +10,25 @@ public struct ExperimentStore: Sendable {
     /// How long an impression can still receive clicks.
     public let impressionTTLSeconds: Int
 
-    public init(redis: RedisClient, keys: CacheKeys, impressionTTLSeconds: Int = 7 * 86_400) {
+    public init(redis: RedisClient, keys: CacheKeys, impressionTTLSeconds: Int = ImpressionValidity.impressionStateTTLSeconds) {
         self.redis = redis
         self.keys = keys
         self.impressionTTLSeconds = impressionTTLSeconds
+    }
+
+    /// What applying one event did.
+    public enum Credit: String, Sendable, Hashable {
+        /// It counted: a new impression, or a first click on a position.
+        case credited
+        /// Seen before (a client's retry, a replay, Kafka redelivering it): counted in the
+        /// experiment's `duplicates`, credited nothing.
+        case duplicate
+        /// Not evidence (``ExperimentEvent/isCredited`` false, or a team the impression does
+        /// not have): nothing changed.
+        case notEvidence = "not_evidence"
+        /// Read after its impression's state may have expired
+        /// (``ImpressionValidity/isCreditable(issuedAt:now:)``): counted in `late`, credited nothing.
+        case late
     }
 
     /// Applies one event. Replays change nothing: an impression counts once, a click on a
@@ -22,8 +37,19 @@ public struct ExperimentStore: Sendable {
     /// Returns whether anything changed.
     @discardableResult
     public func record(_ event: ExperimentEvent) async throws -> Bool {
-        guard event.isCredited else { return false }
+        try await apply(event) == .credited
+    }
+
+    /// Applies one event and says what it did (``Credit``). `now` is the worker's clock.
+    public func apply(_ event: ExperimentEvent, now: Date = Date()) async throws -> Credit {
+        guard event.isCredited else { return .notEvidence }
         let experiment = keys.experiment(event.experiment)
+        if let issuedAt = event.issuedAt,
+            !ImpressionValidity.isCreditable(issuedAt: Int64(issuedAt.timeIntervalSince1970), now: Int64(now.timeIntervalSince1970))
+        {
+            try await redis.hincrby(experiment.counters, field: "late", by: 1)
+            return .late
+        }
         let team = event.teamIndex ?? (event.team == .b ? 1 : 0)
         let reply = try await redis.evalsha(
             Self.recordScript,
@@ -32,7 +58,20 @@ public struct ExperimentStore: Sendable {
                 .string(event.type.rawValue), .integer(Int64(event.position ?? -1)), .integer(Int64(team)),
                 .integer(Int64(impressionTTLSeconds)), .integer(Int64(event.teams ?? 2)),
             ])
-        return reply == .integer(1)
+        switch reply {
+        case .integer(1): return .credited
+        case .integer(2): return .duplicate
+        default: return .notEvidence
+        }
+    }
+
+    /// Why the gateway refused events of an experiment (`rejected` in the outcome).
+    public static let rejectionReasons = ["expired", "from_the_future", "foreign_user", "outdated"]
+
+    /// Adds `count` events of `experiment` the gateway refused for `reason` (one of
+    /// ``rejectionReasons``), so the experiment's owner sees them on the outcome.
+    public func countRejected(experiment: String, reason: String, count: Int) async throws {
+        try await redis.hincrby(keys.experiment(experiment).counters, field: "rejected:\(reason)", by: count)
     }
 
     public func outcome(of experiment: String) async throws -> ExperimentOutcome {
@@ -43,7 +82,11 @@ public struct ExperimentStore: Sendable {
             let names = Self.counterNames(pair)
             return (pair, PreferenceOutcome(winsA: count(names.first), winsB: count(names.second), ties: count(names.ties)))
         }
-        return ExperimentOutcome(experiment: experiment, impressions: count("impressions"), teams: teams, pairs: pairs)
+        var outcome = ExperimentOutcome(experiment: experiment, impressions: count("impressions"), teams: teams, pairs: pairs)
+        outcome.duplicates = count("duplicates")
+        outcome.late = count("late")
+        outcome.rejected = Dictionary(uniqueKeysWithValues: Self.rejectionReasons.map { ($0, count("rejected:\($0)")) })
+        return outcome
     }
 
     /// Counter fields of a pair: `wins_a`, `wins_b`, `ties` for (0, 1), as before multileaving,
@@ -61,6 +104,8 @@ public struct ExperimentStore: Sendable {
     /// counts its impression if that event is missing. `teams` in the counters is the most
     /// teams any impression compared. Team 0 and 1 clicks keep the names of two-team credit
     /// (`clicks_a`, `clicks_b`), so impressions in flight across an upgrade stay consistent.
+    /// Returns 1 when something was credited, 2 for a duplicate (an impression event seen
+    /// before, or a click on a position already clicked: `duplicates` counts it), 0 otherwise.
     static let recordScript = RedisScript("""
         local function field(i, j, outcome)
           if i == 0 and j == 1 then
@@ -88,11 +133,18 @@ public struct ExperimentStore: Sendable {
           changed = 1
         else
           teams = tonumber(redis.call('HGET', KEYS[2], 'teams') or '2')
+          if ARGV[1] ~= 'click' then
+            redis.call('HINCRBY', KEYS[1], 'duplicates', 1)
+            return 2
+          end
         end
         if ARGV[1] ~= 'click' then return changed end
         local team = tonumber(ARGV[3])
         if team < 0 or team >= teams then return changed end
-        if redis.call('SADD', KEYS[3], ARGV[2]) == 0 then return changed end
+        if redis.call('SADD', KEYS[3], ARGV[2]) == 0 then
+          redis.call('HINCRBY', KEYS[1], 'duplicates', 1)
+          return 2
+        end
         redis.call('EXPIRE', KEYS[3], ARGV[4])
         local clicks = {}
         for t = 0, teams - 1 do clicks[t] = tonumber(redis.call('HGET', KEYS[2], clicksField(t)) or '0') end
@@ -162,6 +214,15 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
     /// Teams compared: 2, or up to 5 for a multileave (0 is the live ranking).
     public var teams: Int
     public var pairs: [Pair]
+    /// Events seen before and credited nothing (retries, replays, Kafka redeliveries).
+    public var duplicates = 0
+    /// Events a worker read after their impression's state may have expired; credited nothing.
+    public var late = 0
+    /// Events the gateway refused, by reason (``ExperimentStore/rejectionReasons``): outside the
+    /// id's window (`expired`, `from_the_future`), sent by a caller other than the id's user
+    /// (`foreign_user`), or an id of format version 1 or 2 (`outdated`). Forged ids are not
+    /// here: nothing in them can be trusted to name an experiment.
+    public var rejected: [String: Int] = [:]
 
     /// - Parameter pairs: the outcome of every pair of `teams` teams; (0, 1) fills the
     ///   top-level A-against-B fields.
@@ -179,7 +240,7 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case experiment, impressions, ties, preference, teams, pairs
+        case experiment, impressions, ties, preference, teams, pairs, duplicates, late, rejected
         case winsA = "wins_a"
         case winsB = "wins_b"
         case pValue = "p_value"

@@ -83,6 +83,12 @@ extension RedisClient {
         try integer(await send(["INCRBY", .string(key), .integer(Int64(increment))], keys: [key]), command: "INCRBY")
     }
 
+    /// The field's value after the increment.
+    @discardableResult
+    public func hincrby(_ key: String, field: String, by increment: Int) async throws -> Int {
+        try integer(await send(["HINCRBY", .string(key), .string(field), .integer(Int64(increment))], keys: [key]), command: "HINCRBY")
+    }
+
     /// Number of fields added (not updated).
     @discardableResult
     public func hset(_ key: String, fields: [(String, RESPArgument)]) async throws -> Int {

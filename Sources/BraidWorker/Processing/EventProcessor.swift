@@ -1,8 +1,10 @@
 import BraidCore
 import BraidPrecompute
 import Foundation
+import Metrics
 
-/// Processes one message of `braid.events`: decode, then credit.
+/// Processes one message of `braid.events`: decode, then credit. Counts what crediting did in
+/// `braid_worker_events_total{outcome}`: `credited`, `duplicate`, `not_evidence`, `late`.
 public struct EventProcessor: MessageProcessor {
     public let store: ExperimentStore
 
@@ -18,8 +20,9 @@ public struct EventProcessor: MessageProcessor {
             throw .permanent("invalid event: \(error.reason)")
         }
         do {
-            let changed = try await store.record(event)
-            return (event.type.rawValue, changed ? .written(documents: 1) : .stale)
+            let credit = try await store.apply(event)
+            Counter(label: "braid_worker_events_total", dimensions: [("outcome", credit.rawValue)]).increment()
+            return (event.type.rawValue, credit == .credited ? .written(documents: 1) : .stale)
         } catch {
             throw ProcessingFailure.classify(error)
         }

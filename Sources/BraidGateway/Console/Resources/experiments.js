@@ -26,6 +26,15 @@ function chart(samples) {
   return svg;
 }
 
+// What was not credited: duplicates (retries, replays), events read too late, and events the
+// gateway refused by reason; a stuffing attempt shows here, not in the wins.
+function evidence(outcome) {
+  const rejected = outcome.rejected || {};
+  const parts = Object.keys(rejected).sort().map(reason => reason.replace(/_/g, ' ') + ' ' + rejected[reason]);
+  return el('div', { class: 'meta evidence', 'data-duplicates': outcome.duplicates || 0,
+    text: 'not credited: ' + (outcome.duplicates || 0) + ' duplicates · ' + (outcome.late || 0) + ' late · rejected: ' + parts.join(', ') });
+}
+
 async function renderExperiments(main, generation) {
   const overview = Console.overview;
   const box = el('div', { id: 'experiments' });
@@ -53,6 +62,7 @@ async function renderExperiments(main, generation) {
         el('table', {}, el('tr', {}, ['pair', 'impressions', 'wins first', 'wins second', 'ties', 'Δ', '95 % interval', 'p-value'].map(h => el('th', { text: h }))), rows),
         el('div', { class: 'meta', text: 'A vs B: Δ ' + fixed(p.delta, 3) + ' [' + fixed(p.ci_lower, 3) + ', ' + fixed(p.ci_upper, 3) + '], p ' + fixed(outcome.p_value, 4) +
           ' · ' + history.samples.length + ' samples' }),
+        evidence(outcome),
         chart(history.samples)));
     }
     if (generation === Console.generation) { box.replaceChildren(...parts); main.dataset.ready = 'true'; }
