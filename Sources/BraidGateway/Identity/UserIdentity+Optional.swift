@@ -6,17 +6,20 @@ extension UserIdentity {
     /// `identity.mode` query (nobody is verified), or an administrator's request. A
     /// credential that is present but does not verify is a 401, as on the personalised routes:
     /// a client that means to be signed in learns that it is not.
-    func verifiedUser(request: Request, context: GatewayRequestContext) async throws(GatewayError) -> String? {
+    func caller(request: Request, context: GatewayRequestContext) async throws(GatewayError) -> String? {
+        guard !context.isAdmin else { return nil }
         switch source {
         case .query:
             return nil
-        case .jwt(let verifier):
-            guard !context.isAdmin, let authorization = request.headers[.authorization] else { return nil }
-            return try await verifier.user(authorization: authorization)
+        case .jwt:
+            guard request.headers[.authorization] != nil else { return nil }
         case .proxy(let proxy):
             // No user named: nothing is claimed, whatever the proof.
-            guard !context.isAdmin, let named = request.headers[proxy.userHeader], !named.isEmpty else { return nil }
-            return try proxy.user(request.headers)
+            guard let named = request.headers[proxy.userHeader], !named.isEmpty else { return nil }
         }
+        // The rate limiter verified the credential already: once per request.
+        var verification = context.verification
+        if verification == nil { verification = await verify(request) }
+        return try verification?.get()
     }
 }
