@@ -39,7 +39,7 @@ struct ScaleCorpora {
     func corpus(_ documents: Int, fingerprint: String) async throws -> Corpus {
         let folder = Self.folder
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        // Corpora of another generator or schema would only fill the disk (1M recipes: ~1 GB).
+        // Corpora of another generator or schema would only fill the disk (1M recipes: over 500 MB).
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where !name.contains("-\(fingerprint).") {
             try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
         }

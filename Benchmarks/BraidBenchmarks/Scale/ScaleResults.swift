@@ -54,7 +54,12 @@ struct ScaleResults {
 
     /// The slowest query of the set on live-only pages at `size`, and its p50.
     func worst(size: Int) -> (query: String, p50: Double)? {
-        queries.compactMap { query in p50(size: size, .liveOnly, query: query.name).map { (query.name, $0) } }.max { $0.1 < $1.1 }
+        var worst: (query: String, p50: Double)?
+        for query in queries {
+            guard let value = p50(size: size, .liveOnly, query: query.name) else { continue }
+            if worst.map({ value > $0.p50 }) ?? true { worst = (query.name, value) }
+        }
+        return worst
     }
 
     /// Cold interleaved ÷ live-only page 1, sums of p50s over the set.
