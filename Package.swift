@@ -252,6 +252,7 @@ let package = Package(
                 "BraidHarness", "BraidCore", "BraidConfig", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute",
                 "BraidWiring",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

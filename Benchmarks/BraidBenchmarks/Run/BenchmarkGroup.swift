@@ -1,6 +1,6 @@
 /// The groups of `make bench`, in the order a whole run measures them.
 public enum BenchmarkGroup: String, CaseIterable, Sendable {
-    case evaluation, gateway, kafka, plan, redis, worker
+    case evaluation, gateway, kafka, plan, redis, scale, worker
 
     func run(_ context: BenchmarkContext) async throws {
         switch self {
@@ -9,6 +9,7 @@ public enum BenchmarkGroup: String, CaseIterable, Sendable {
         case .kafka: try await KafkaGroup(context: context).run()
         case .plan: PlanBenchmark.run()
         case .redis: try await RedisGroup(context: context).run()
+        case .scale: try await ScaleGroup(context: context).run()
         case .worker: try await WorkerGroup(context: context).run()
         }
     }

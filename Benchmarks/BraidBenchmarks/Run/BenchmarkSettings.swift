@@ -22,6 +22,12 @@ public struct BenchmarkSettings: Sendable, Equatable {
     public var evaluationSeed = "1"
     /// Further `braid experiment simulate` flags, split on whitespace.
     public var evaluationArguments: [String] = []
+    /// Corpus sizes of the scale group, in recipes.
+    public var scaleSizes = [20_000, 200_000, 1_000_000]
+    /// Timed page-1 requests per query, page shape and size.
+    public var scaleSamples = 9
+    /// Walks to page 50 per deep query and size.
+    public var scaleWalks = 3
 
     public init() {}
 
@@ -50,6 +56,8 @@ public struct BenchmarkSettings: Sendable, Equatable {
             Knob(name: "BRAID_BENCH_GATEWAY_COLD_CONNECTIONS", help: "wrk connections for cold pages", minimum: 1, path: \.gatewayColdConnections),
             Knob(name: "BRAID_BENCH_GATEWAY_COLD_ROUNDS", help: "rounds of the cold pages, per query", minimum: 1, path: \.gatewayColdRounds),
             Knob(name: "BRAID_BENCH_GATEWAY_COLD_SECONDS", help: "seconds of each cold-page measurement", minimum: 1, path: \.gatewayColdSeconds),
+            Knob(name: "BRAID_BENCH_SCALE_SAMPLES", help: "timed page-1 requests per query, page shape and corpus size", minimum: 1, path: \.scaleSamples),
+            Knob(name: "BRAID_BENCH_SCALE_WALKS", help: "walks to page 50 per deep query and corpus size", minimum: 1, path: \.scaleWalks),
         ]
     }
 
@@ -67,7 +75,19 @@ public struct BenchmarkSettings: Sendable, Equatable {
             evaluationSeed = seed
         }
         evaluationArguments = (environment["BRAID_BENCH_EVALUATION_ARGS"] ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
+        if let raw = environment["BRAID_BENCH_SCALE_SIZES"], !raw.isEmpty {
+            let sizes = raw.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.filter { $0 != " " }) }
+            guard !sizes.isEmpty, sizes.allSatisfy({ $0.map { (Self.scaleSizeRange).contains($0) } == true }) else {
+                throw BenchmarkError(
+                    "BRAID_BENCH_SCALE_SIZES=\(raw): expected comma-separated whole numbers of recipes, each 10000 to 10000000")
+            }
+            scaleSizes = Array(Set(sizes.compactMap { $0 })).sorted()
+        }
     }
+
+    /// Sizes the scale group takes: page 50 of 20 of its deep queries needs 1,000 matches (of
+    /// `curry rice`, about a fifth of the recipes), and `braid seed` writes at most 10,000,000.
+    static let scaleSizeRange = 10_000...10_000_000
 
     /// The variables and their defaults, for `braid-dev bench --help`.
     public static var help: String {
@@ -75,6 +95,7 @@ public struct BenchmarkSettings: Sendable, Equatable {
         var lines = knobs.map { "\($0.name) (\(defaults[keyPath: $0.path])): \($0.help)" }
         lines.append("BRAID_BENCH_EVALUATION_SEED (1): --seed of braid experiment simulate")
         lines.append("BRAID_BENCH_EVALUATION_ARGS (none): further flags of braid experiment simulate")
+        lines.append("BRAID_BENCH_SCALE_SIZES (20000,200000,1000000): corpus sizes of the scale group, comma-separated")
         lines.append("BRAID (the braid next to braid-dev): the braid binary the groups run")
         return lines.joined(separator: "\n")
     }
