@@ -22,6 +22,18 @@ struct FTSMatchExpressionTests {
         #expect(FTSMatchExpression.build("親子") == FTSMatchExpression(table: .words, expression: #""親子"*"#))
     }
 
+    /// One- and two-letter tokens are whole words, longer ones prefixes (the cost bound of
+    /// #34): `c*` matched nearly every recipe. Full words of three letters or more keep the
+    /// expression they had.
+    @Test func onlyTokensOfThreeOrMoreCharactersArePrefixes() {
+        #expect(FTSMatchExpression.build("c") == FTSMatchExpression(table: .words, expression: #""c""#))
+        #expect(FTSMatchExpression.build("a curry ox") == FTSMatchExpression(table: .words, expression: #""a" "curry"* "ox""#))
+        #expect(FTSMatchExpression.build("cur") == FTSMatchExpression(table: .words, expression: #""cur"*"#))
+        #expect(FTSMatchExpression.build("é") == FTSMatchExpression(table: .words, expression: #""é""#))
+        // Short CJK tokens stay prefixes: CJK words are whole runs of text in the words table.
+        #expect(FTSMatchExpression.build("親 ox") == FTSMatchExpression(table: .words, expression: #""親"* "ox""#))
+    }
+
     @Test func longInputIsBounded() throws {
         let many = (0..<100).map { "w\($0)" }.joined(separator: " ")
         let match = try #require(FTSMatchExpression.build(many))
