@@ -65,5 +65,6 @@ enum AttackSuite {
     static let scenarios: [any AttackScenario] = [
         ForgedCursorAttack(), ReplayedCursorAttack(), WeakKeysAttack(), ForeignUserAttack(), ErrorBodyLeakAttack(), ReadyzLeakAttack(),
         KafkaPropertyLeakAttack(), SlowlorisAttack(), AdminFromPublicAttack(),
+        ExpensiveQueryAttack(),
     ]
 }
