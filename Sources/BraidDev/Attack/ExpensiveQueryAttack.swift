@@ -3,6 +3,7 @@ import BraidHarness
 import BraidTestSupport
 import Foundation
 import NIOCore
+import NIOHTTP1
 import Synchronization
 
 /// Eight expensive searches in parallel, without pause, beside a normal one (`curry rice`):
