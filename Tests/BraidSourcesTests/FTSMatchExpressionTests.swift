@@ -9,7 +9,7 @@ struct FTSMatchExpressionTests {
     }
 
     @Test func syntaxCharactersOnlySeparateTokens() {
-        #expect(FTSMatchExpression.build(#"NEAR(curry, "rice*) OR -beef"#)?.expression == #""near"* "curry"* "rice"* "or"* "beef"*"#)
+        #expect(FTSMatchExpression.build(#"NEAR(curry, "rice*) OR -beef"#)?.expression == #""near"* "curry"* "rice"* "or" "beef"*"#)
         #expect(FTSMatchExpression.build(#""*-():^{}"#) == nil)
         #expect(FTSMatchExpression.build("") == nil)
     }
