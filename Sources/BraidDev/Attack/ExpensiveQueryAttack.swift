@@ -37,7 +37,11 @@ struct ExpensiveQueryAttack: AttackScenario {
         // scenario measures the cost of a query, with whatever the suite's gateway is configured with.
         let gateway = try await BraidService.gateway(
             in: target.run, name: "gateway-expensive-queries",
-            environment: target.environment(["BRAID_SEARCH_SQLITE_PATH": corpus.path, "BRAID_REDIS_KEY_PREFIX": "braid-expensive"]))
+            environment: target.environment([
+                "BRAID_SEARCH_SQLITE_PATH": corpus.path, "BRAID_REDIS_KEY_PREFIX": "braid-expensive",
+                // The suite's gateway holds its admin port.
+                "BRAID_GATEWAY_ADMIN_PORT": "\(try Ports.free())",
+            ]))
         let base = gateway.baseURL
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 4 * attackers
