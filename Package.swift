@@ -121,13 +121,17 @@ let package = Package(
             ],
             swiftSettings: strictness),
 
+        // `sqlite3_interrupt` of sqlite-nio's own SQLite, which sqlite-nio does not expose: the
+        // SQLite source stops a statement at its deadline with it.
+        .target(name: "CSQLiteNIOInterrupt"),
         // Live search backends and the demo corpus (no configuration, no HTTP server).
         .target(
             name: "BraidSources",
             dependencies: [
-                "BraidCore",
+                "BraidCore", "CSQLiteNIOInterrupt",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -232,6 +236,8 @@ let package = Package(
             dependencies: [
                 "BraidHarness", "BraidTestSupport", "BraidFaults", "BraidBenchmarks", "BraidCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -7,6 +7,7 @@ extension BraidConfiguration {
     public func validate() throws(ConfigurationError) {
         func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
         guard redis.poolSize >= 1 else { throw fail("redis.pool_size must be at least 1") }
+        guard (1...64).contains(search.sqliteConnections) else { throw fail("search.sqlite_connections must be 1-64") }
         guard redis.commandTimeoutMs >= 1 else { throw fail("redis.command_timeout_ms must be at least 1") }
         try validateRedisTopology()
         guard (0...65_535).contains(gateway.port) else { throw fail("gateway.port must be 0-65535 (0: any free port)") }

@@ -89,6 +89,9 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
     public struct SearchSection: Codable, Sendable, Equatable {
         public var source = SearchSourceKind.sqlite
         public var sqlitePath = ".run/local/corpus.sqlite"
+        /// Connections (and threads) of the SQLite source: at most this many live statements run
+        /// at once, further ones wait for a connection.
+        public var sqliteConnections = 4
         public var elasticsearchUrl = "http://127.0.0.1:9200"
         public var elasticsearchIndex = "recipes"
         /// Sent as `Authorization: ApiKey …` (the encoded key Elasticsearch returns).

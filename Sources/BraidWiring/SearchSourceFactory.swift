@@ -13,7 +13,8 @@ public enum SearchSourceFactory {
         let timeout = TimeAmount.milliseconds(Int64(max(section.timeoutMs, 1)))
         switch section.source {
         case .sqlite:
-            return SQLiteSearchSource(path: section.sqlitePath, logger: logger)
+            return SQLiteSearchSource(
+                path: section.sqlitePath, options: SQLiteSearchSource.Options(connections: section.sqliteConnections), logger: logger)
         case .elasticsearch:
             return ElasticsearchSource(
                 baseURL: section.elasticsearchUrl, index: section.elasticsearchIndex, credentials: section.elasticsearchCredentials,

@@ -263,6 +263,7 @@ struct ConfigurationValidationTests {
         ("feeds.home.variants.control lists 'ghost'", { @Sendable (c: inout BraidConfiguration) in c.feeds["home"]?.variants[0].components.append("ghost") }),
         ("rankings.Bad Name", { @Sendable (c: inout BraidConfiguration) in c.rankings["Bad Name"] = .init(profile: .relevance) }),
         ("redis.pool_size", { @Sendable (c: inout BraidConfiguration) in c.redis.poolSize = 0 }),
+        ("search.sqlite_connections must be 1-64", { @Sendable (c: inout BraidConfiguration) in c.search.sqliteConnections = 0 }),
         ("redis.tls.cert_file and redis.tls.key_file go together", { @Sendable (c: inout BraidConfiguration) in
             c.redis.url = "rediss://cache:6379"
             c.redis.tls.certFile = "/client.pem" }),

@@ -9,7 +9,7 @@ struct FTSMatchExpressionTests {
     }
 
     @Test func syntaxCharactersOnlySeparateTokens() {
-        #expect(FTSMatchExpression.build(#"NEAR(curry, "rice*) OR -beef"#)?.expression == #""near"* "curry"* "rice"* "or"* "beef"*"#)
+        #expect(FTSMatchExpression.build(#"NEAR(curry, "rice*) OR -beef"#)?.expression == #""near"* "curry"* "rice"* "or" "beef"*"#)
         #expect(FTSMatchExpression.build(#""*-():^{}"#) == nil)
         #expect(FTSMatchExpression.build("") == nil)
     }
@@ -20,6 +20,18 @@ struct FTSMatchExpressionTests {
         #expect(FTSMatchExpression.build("卵 カレー") == FTSMatchExpression(table: .trigram, expression: #""カレー""#))
         // …and a query of only short CJK tokens uses prefix matching.
         #expect(FTSMatchExpression.build("親子") == FTSMatchExpression(table: .words, expression: #""親子"*"#))
+    }
+
+    /// One- and two-letter tokens are whole words, longer ones prefixes (the cost bound of
+    /// #34): `c*` matched nearly every recipe. Full words of three letters or more keep the
+    /// expression they had.
+    @Test func onlyTokensOfThreeOrMoreCharactersArePrefixes() {
+        #expect(FTSMatchExpression.build("c") == FTSMatchExpression(table: .words, expression: #""c""#))
+        #expect(FTSMatchExpression.build("a curry ox") == FTSMatchExpression(table: .words, expression: #""a" "curry"* "ox""#))
+        #expect(FTSMatchExpression.build("cur") == FTSMatchExpression(table: .words, expression: #""cur"*"#))
+        #expect(FTSMatchExpression.build("é") == FTSMatchExpression(table: .words, expression: #""é""#))
+        // Short CJK tokens stay prefixes: CJK words are whole runs of text in the words table.
+        #expect(FTSMatchExpression.build("親 ox") == FTSMatchExpression(table: .words, expression: #""親"* "ox""#))
     }
 
     @Test func longInputIsBounded() throws {

@@ -144,6 +144,34 @@ struct SQLiteSearchSourceTests {
         }
     }
 
+    /// A one- or two-letter token matches whole words only, so it costs what a word costs:
+    /// as a prefix, `c` matched most of the corpus (every `curry`, `chicken`, `cake`…), and
+    /// ranking all of it cost several times a common word. Three letters are a prefix again.
+    @Test func shortTokensMatchWholeWordsAndLongerOnesArePrefixes() async throws {
+        try await CorpusFixture.withCorpus { path in
+            let connection = try await SQLiteConnection.open(storage: .file(path: path))
+            let count = { (match: String) async throws -> Int in
+                let rows = try await connection.query("SELECT count(*) AS n FROM recipes_fts WHERE recipes_fts MATCH ?", [.text(match)])
+                return rows.first?.column("n")?.integer ?? -1
+            }
+            let prefixOfC = try await count(#""c"*"#)
+            let wordC = try await count(#""c""#)
+            let prefixOfCur = try await count(#""cur"*"#)
+            try await SQLiteConnectionPool.close(connection)
+            let source = SQLiteSearchSource(path: path)
+            let short = try await source.search(SearchRequest(query: "c", size: 10))
+            let mixed = try await source.search(SearchRequest(query: "C cur", size: 10))
+            let three = try await source.search(SearchRequest(query: "cur", size: 10))
+            let word = try await source.search(SearchRequest(query: "curry", size: 10))
+            try await source.shutdown()
+            #expect(prefixOfC > 400)  // of 800 recipes: the cost the rule avoids
+            #expect(short.total == wordC)
+            #expect(mixed.total <= wordC)
+            #expect(three.total == prefixOfCur)
+            #expect(three.total >= word.total && word.total > 0)
+        }
+    }
+
     @Test func fullWidthInputIsNormalised() async throws {
         try await CorpusFixture.withSource { source in
             let ascii = try await source.search(SearchRequest(query: "curry rice", size: 15))
@@ -202,7 +230,7 @@ struct SQLiteSearchSourceTests {
             do {
                 let page = try await source.search(SearchRequest(query: "curry", size: 10))
                 let generation = try #require(page.matchGeneration)
-                #expect(generation.hasPrefix("fts5-1:") && generation.count > "fts5-1:".count)
+                #expect(generation.hasPrefix("fts5-2:") && generation.count > "fts5-2:".count)
                 // Every kind of request under every profile reads the same one.
                 for profile in RankingProfile.allCases {
                     let rows = try await source.search(SearchRequest(query: "rice", size: 5, profile: profile, needsTotal: false))
@@ -283,8 +311,8 @@ struct SQLiteSearchSourceTests {
     /// The race this guards against (a write landing between a page and its count, which run on
     /// two connections) cannot be timed from outside the source, so the rule is tested alone.
     @Test func aResultVouchesOnlyForTheOneGenerationAllItsStatementsRead() {
-        #expect(SQLiteSearchSource.matchGeneration(read: ["g1"]) == "fts5-1:g1")
-        #expect(SQLiteSearchSource.matchGeneration(read: ["g1", "g1"]) == "fts5-1:g1")
+        #expect(SQLiteSearchSource.matchGeneration(read: ["g1"]) == "fts5-2:g1")
+        #expect(SQLiteSearchSource.matchGeneration(read: ["g1", "g1"]) == "fts5-2:g1")
         // The page read one corpus, the count the next.
         #expect(SQLiteSearchSource.matchGeneration(read: ["g1", "g2"]) == nil)
         // One statement read a corpus without the table.

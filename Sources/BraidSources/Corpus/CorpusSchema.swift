@@ -2,7 +2,8 @@
 ///
 /// `recipes` holds the documents; two FTS5 indexes use it as external content (no second
 /// copy of the text): `recipes_fts` with the `unicode61` tokenizer for space-separated
-/// languages and `recipes_trigram` with the `trigram` tokenizer for substring matching of
+/// languages, with a prefix index of three-character prefixes (the shortest prefix a query
+/// asks for, see ``FTSMatchExpression/minPrefixLength``; longer ones span few words), and `recipes_trigram` with the `trigram` tokenizer for substring matching of
 /// Japanese and other CJK text (see ``FTSMatchExpression``). Users, follows, recently
 /// viewed recipes and cooksnaps feed the component providers. `corpus_generation` holds one
 /// random token that every write by braid replaces, and that any other write to `recipes`
@@ -38,7 +39,7 @@ public enum CorpusSchema {
         """
         CREATE VIRTUAL TABLE IF NOT EXISTS recipes_fts USING fts5(
             title, ingredients, category,
-            content='recipes', content_rowid='seq', tokenize='unicode61 remove_diacritics 2'
+            content='recipes', content_rowid='seq', tokenize='unicode61 remove_diacritics 2', prefix='3'
         )
         """,
         """

@@ -6,7 +6,9 @@ import SQLiteNIO
 ///
 /// `relevance` is bm25 with per-column weights, `popularity_boosted` adds the logarithm of a
 /// recipe's popularity to it, `newest` orders matches by publication date. Safe for
-/// concurrent use: queries run on NIO's thread pool over a small pool of read-only connections.
+/// concurrent use: queries run on a thread pool of their own over a small pool of read-only
+/// connections, one statement per connection at a time, and a cancelled task's statement is
+/// interrupted (``SearchSource`` callers cancel a live query at its deadline).
 public struct SQLiteSearchSource: SearchSource {
     /// bm25 column weights: a word in the title counts more than one in the ingredients.
     public struct Weights: Sendable, Hashable {
@@ -25,7 +27,8 @@ public struct SQLiteSearchSource: SearchSource {
         public var weights: Weights
         /// Score points per natural-log unit of popularity in `popularity_boosted`.
         public var popularityWeight: Double
-        /// Read connections; more let more queries run at once.
+        /// Read connections, each with a thread of its own: at most this many statements run at
+        /// once, and further ones wait for a connection (`search.sqlite_connections`).
         public var connections: Int
 
         public init(weights: Weights = Weights(), popularityWeight: Double = 1.0, connections: Int = 4) {
@@ -42,7 +45,7 @@ public struct SQLiteSearchSource: SearchSource {
     /// Prefixed to the corpus's generation in ``SearchResult/matchGeneration``: the version of
     /// how a query becomes a match set (``FTSMatchExpression``). A build that changes that must
     /// change this, so that snapshots ranked under the old rules are not taken for the new.
-    static let matchRules = "fts5-1"
+    static let matchRules = "fts5-2"
 
     /// Opens nothing yet: connections are opened on the first query, so a process can start
     /// before the corpus exists (queries are ``SearchSourceError/Code/unavailable`` until then).
@@ -81,6 +84,8 @@ public struct SQLiteSearchSource: SearchSource {
         } catch let error as SearchSourceError {
             throw error
         } catch let error as SQLiteError {
+            // Interrupted at the deadline (the pool stops a cancelled task's statement).
+            if Task.isCancelled { throw CancellationError() }
             // Queries are built from sanitised text, so SQL errors mean a missing or broken corpus.
             throw SearchSourceError(.unavailable, "corpus query failed at \(path): \(error)")
         }

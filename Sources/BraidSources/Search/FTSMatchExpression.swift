@@ -9,13 +9,17 @@ import BraidCore
 /// inside quotes. Tokens are AND-ed.
 ///
 /// Two FTS5 tables index the corpus (see ``CorpusSchema``):
-/// - `recipes_fts`, `unicode61` tokenizer: words separated by spaces or punctuation. Each token
-///   is a prefix query (`"curr"*`), which suits search-as-you-type and lets `カレー` find the
-///   space-less title `カレーライス`.
+/// - `recipes_fts`, `unicode61` tokenizer: words separated by spaces or punctuation. A token of
+///   at least ``minPrefixLength`` characters is a prefix query (`"curr"*`), which suits
+///   search-as-you-type; the table's prefix index answers a three-character prefix with one
+///   doclist instead of merging every word that starts with it. A shorter token matches whole
+///   words only (`"ox"`, not `oxtail`): a one- or two-letter prefix matches most of the corpus,
+///   and ranking that many matches cost many times a common word (the cost bound of #34).
 /// - `recipes_trigram`, `trigram` tokenizer: substring matching, used when the query contains
 ///   Chinese/Japanese/Korean text, where words are not separated by spaces (so `カレー` also
 ///   finds `ビーフカレー`). Trigrams need at least three characters, so shorter tokens are left
-///   out there; a CJK query made only of short tokens falls back to the prefix table.
+///   out there; a CJK query made only of short tokens falls back to the words table, where its
+///   CJK tokens stay prefixes (`親子` finds the space-less `親子丼`, which is one token there).
 public struct FTSMatchExpression: Sendable, Hashable {
     public enum Table: String, Sendable, Hashable {
         case words = "recipes_fts"
@@ -45,7 +49,16 @@ public struct FTSMatchExpression: Sendable, Hashable {
                 return FTSMatchExpression(table: .trigram, expression: long.map(quoted).joined(separator: " "))
             }
         }
-        return FTSMatchExpression(table: .words, expression: tokens.map { quoted($0) + "*" }.joined(separator: " "))
+        return FTSMatchExpression(table: .words, expression: tokens.map(wordsTerm).joined(separator: " "))
+    }
+
+    /// Tokens shorter than this match whole words only (see the type's documentation).
+    public static let minPrefixLength = 3
+
+    /// One token's term in the words table: a prefix query when the token is long enough or
+    /// CJK (whose words are whole runs of text there), else the whole word.
+    static func wordsTerm(_ token: String) -> String {
+        token.count >= minPrefixLength || containsCJK(token) ? quoted(token) + "*" : quoted(token)
     }
 
     /// Runs of letters, digits and combining marks, in order, de-duplicated.

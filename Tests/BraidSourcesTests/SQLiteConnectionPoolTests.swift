@@ -1,0 +1,79 @@
+@testable import BraidSources
+import Foundation
+import SQLiteNIO
+import Synchronization
+import Testing
+
+@Suite("SQLite connection pool: statements stop at their deadline")
+struct SQLiteConnectionPoolTests {
+    /// Counts to a billion in SQLite: minutes of one core, far past any deadline.
+    static let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 1000000000) SELECT count(*) AS n FROM c"
+
+    /// The task of a statement past its deadline is cancelled (``Deadline`` in the gateway): the
+    /// statement is interrupted, the task ends, and the pool's only connection serves the next
+    /// query. Without the interrupt the statement runs on and holds the connection.
+    @Test func aCancelledStatementIsInterruptedAndItsConnectionServesTheNextQuery() async throws {
+        try await CorpusFixture.withCorpus(documents: 50) { path in
+            let pool = SQLiteConnectionPool(path: path, size: 1)
+            let slow = Task { try await pool.withConnection { try await $0.query(Self.endless, []) }.count }
+            // Long enough for the statement to be running (an interrupt before it starts is repeated anyway).
+            try await Task.sleep(for: .milliseconds(300))
+            slow.cancel()
+            let ended = await Self.within(.seconds(20)) { await slow.result }
+            #expect(ended != nil, "the cancelled statement still ran after 20 s")
+            if case .success(let rows)? = ended { Issue.record("the statement completed (\(rows) rows) instead of being interrupted") }
+            let next = await Self.within(.seconds(20)) {
+                try? await pool.withConnection { try await $0.query("SELECT 41 + 1 AS n", []) }.first?.column("n")?.integer
+            }
+            #expect(next == 42, "the next query did not get the connection")
+            if ended != nil { try await pool.shutdown() }
+        }
+    }
+
+    /// The interrupt reaches only the cancelled task's statement: another task's statement on
+    /// the next lease of the same connection runs to its end.
+    @Test func anInterruptDoesNotReachTheNextLease() async throws {
+        try await CorpusFixture.withCorpus(documents: 50) { path in
+            let pool = SQLiteConnectionPool(path: path, size: 1)
+            let finite = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 200000) SELECT count(*) AS n FROM c"
+            for _ in 0..<5 {
+                let cancelled = Task { try await pool.withConnection { try await $0.query(Self.endless, []) } }
+                try await Task.sleep(for: .milliseconds(50))
+                // Waits in line for the connection, and gets it the moment the interrupt frees it.
+                let other = Task { try await pool.withConnection { try await $0.query(finite, []) }.first?.column("n")?.integer }
+                try await Task.sleep(for: .milliseconds(20))
+                cancelled.cancel()
+                _ = await cancelled.result
+                let counted = await Self.within(.seconds(20)) { try? await other.value }
+                #expect(counted == 200_000)
+            }
+            try await pool.shutdown()
+        }
+    }
+
+    @Test func theConnectionHandleOfSQLiteNIOIsReadable() async throws {
+        let connection = try await SQLiteConnection.open(storage: .memory)
+        #expect(SQLiteConnectionPool.RawHandle(of: connection) != nil)
+        try await SQLiteConnectionPool.close(connection)
+    }
+
+    /// `operation`'s result, or nil after `limit` (the operation is then left running).
+    static func within<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async -> T) async -> T? {
+        let first = FirstOf<T>()
+        return await withCheckedContinuation { continuation in
+            first.wait(continuation)
+            Task { first.finish(await operation()) }
+            Task {
+                try? await Task.sleep(for: limit)
+                first.finish(nil)
+            }
+        }
+    }
+
+    /// Resumes its waiter with the first value it is given.
+    final class FirstOf<T: Sendable>: Sendable {
+        private let waiter = Mutex<CheckedContinuation<T?, Never>?>(nil)
+        func wait(_ continuation: CheckedContinuation<T?, Never>) { waiter.withLock { $0 = continuation } }
+        func finish(_ value: T?) { waiter.withLock { $0.take() }?.resume(returning: value) }
+    }
+}
