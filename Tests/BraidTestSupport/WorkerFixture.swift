@@ -128,7 +128,7 @@ public struct WorkerFixture: Sendable {
             // A list in one variable, as an operator would set it; empty: standalone.
             "BRAID_REDIS_CLUSTER_NODES": redisClusterNodes.joined(separator: ","),
             "BRAID_REDIS_TLS_CA_FILE": redisCAFile,
-        ].merging(overrides) { $1 }
+        ].merging(Self.gatewayLimits) { $1 }.merging(overrides) { $1 }
     }
 
     /// Runs a client of the fixture's Redis (the server, or the cluster) for `body`.
@@ -161,6 +161,12 @@ public struct WorkerFixture: Sendable {
         try await BraidService.gateway(
             in: run, name: "\(keyPrefix)-\(name)", environment: environment.merging(extra) { $1 }, binary: launcher ?? binary)
     }
+
+    /// The fixture's gateways (in ``environment``) store every first miss and limit no caller:
+    /// its tests warm a query with one page and then read its snapshot, and their walkers are one
+    /// loopback address at hundreds of pages a second. Admission and the limits have tests of
+    /// their own (`AdmissionRouteTests`, `RateLimitRouteTests`, `make attack`).
+    public static let gatewayLimits = ["BRAID_GATEWAY_ADMISSION_THRESHOLD": "1", "BRAID_GATEWAY_RATE_LIMITS_ENABLED": "false"]
 
     /// Waits until the worker called `name` has been assigned partitions of the requests topic.
     public func waitUntilAssigned(_ name: String, within timeout: Duration = .seconds(60)) async throws {

@@ -51,7 +51,7 @@ struct NetworkWorld: Sendable {
             "BRAID_REDIS_URL": redis, "BRAID_REDIS_KEY_PREFIX": keyPrefix, "BRAID_KAFKA_BROKERS": brokers,
             "BRAID_SEARCH_SQLITE_PATH": world.stack.corpus.path, "BRAID_WORKER_RETRY_BACKOFF_MS": "100",
             "BRAID_LOGGING_LEVEL": "info",
-        ].merging(Self.secrets) { $1 }.merging(extra) { $1 }
+        ].merging(Self.secrets) { $1 }.merging(WorkerFixture.gatewayLimits) { $1 }.merging(extra) { $1 }
     }
 
     /// Secrets made for this run: gateways and workers bind non-loopback addresses here, so
