@@ -74,6 +74,10 @@ struct EvidenceStuffingAttack: AttackScenario {
         var batches: [[[String: Any]]] = []
         var replaysAccepted = 0
         for index in 0..<Self.loops {
+            // Three requests a loop, paced under the per-identity rate (20/s by default): the loop
+            // is what a client within its limits can do; going faster only earns 429s
+            // (`over-rate-caller`).
+            if index > 0 { try await Task.sleep(for: .milliseconds(200)) }
             let page = try await target.request("/v1/search?q=chicken&per_page=10&page=\(index % 3 + 1)", token: alice)
             guard let id = page.json?["impression_id"] as? String,
                 let b = (page.json?["items"] as? [[String: Any]])?.first(where: { $0["team"] as? String == "B" })?["position"] as? Int
