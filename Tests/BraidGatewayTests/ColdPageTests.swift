@@ -218,6 +218,70 @@ struct ColdPageTests {
         }
     }
 
+    /// The real source, asked every question with the excluded ids counted out (the warm path
+    /// as it was before it subtracted the snapshot's placed documents).
+    struct ExactCountingSource: SearchSource {
+        let base: any SearchSource
+
+        func search(_ request: SearchRequest) async throws -> SearchResult {
+            var exact = request
+            exact.countsExcluded = true
+            return try await base.search(exact)
+        }
+    }
+
+    /// The real source, each request recorded.
+    final class RecordingSource: SearchSource {
+        let base: any SearchSource
+        let requests = Mutex<[SearchRequest]>([])
+        init(base: any SearchSource) { self.base = base }
+
+        func search(_ request: SearchRequest) async throws -> SearchResult {
+            requests.withLock { $0.append(request) }
+            return try await base.search(request)
+        }
+    }
+
+    @Test("A warm page counts every match less the placed documents while the corpus is the one its snapshot was ranked in, and counts them out once it changed")
+    func aWarmPageSubtractsThePlacedDocumentsOfItsGeneration() async throws {
+        try await Self.withCorpus(documents: 400) { gateway, store, sqlite, materializer in
+            _ = try await materializer.materialize(.init(ranking: "featured", query: "curry"), id: UUID().uuidString, ttlSeconds: nil, requestedAt: Date())
+            let version = try #require(try await store.currentVersion(ranking: "featured", query: "curry"))
+            let snapshot = try #require(try await store.storedSnapshot(ranking: "featured", query: "curry", version: version)).snapshot
+            #expect(snapshot.matchGeneration != nil)
+
+            let recording = RecordingSource(base: sqlite)
+            let exact = ExactCountingSource(base: sqlite)
+            let warm = Self.service(gateway, store: store, source: recording, cold: false)
+            let counted = Self.service(gateway, store: store, source: exact, cold: false)
+            func warmEqualsCounted(_ label: Comment) async throws -> SearchPage {
+                for service in [warm, counted] { _ = try await service.snapshots.current(ranking: "featured", query: "curry") }
+                recording.requests.withLock { $0.removeAll() }
+                let now = Date()
+                let parameters = SearchParameters(query: "curry", perPage: 10, session: "w1")
+                var page = try await warm.page(parameters, now: now)
+                var expected = try await counted.page(parameters, now: now)
+                try #require(page.interleaving.snapshot == version, label)
+                page.impressionID = nil
+                expected.impressionID = nil
+                #expect(page == expected, label)
+                return page
+            }
+            let first = try await warmEqualsCounted("in the snapshot's generation")
+            #expect(first.total != nil)
+            let asked = recording.requests.withLock { $0 }
+            #expect(asked.count == 1 && asked.allSatisfy { !$0.countsExcluded && !$0.excluding.isEmpty }, "\(asked)")
+
+            // The first placed document stops matching: A's plain total less the placed documents
+            // would now be one short, so the page counts them out.
+            try await CorpusWriter.add([CorpusRecipe(id: snapshot.documents[0].id, title: "Plain bread")], path: sqlite.path)
+            let second = try await warmEqualsCounted("after the corpus changed")
+            #expect(second.total == first.total)
+            let again = recording.requests.withLock { $0 }
+            #expect(again.contains { $0.countsExcluded && $0.size == 0 }, "no count with the exclusion: \(again)")
+        }
+    }
+
     @Test("An HTTP ranking service that sends match_generation saves the count the same way, and one that stops sending it is counted")
     func anHTTPServicesGenerationSavesTheCount() async throws {
         try await Self.withCorpus(documents: 400) { gateway, store, sqlite, materializer in

@@ -38,6 +38,22 @@ struct SQLiteSearchSourceTests {
         }
     }
 
+    @Test func aTotalMayCountTheExcludedIdsWhenTheCallerAsks() async throws {
+        try await CorpusFixture.withSource { source in
+            let full = try await source.search(SearchRequest(query: "potato", size: 10))
+            let excluded = full.hits.prefix(3).map(\.id)
+            let exact = try await source.search(SearchRequest(query: "potato", excluding: excluded, size: 10))
+            let all = try await source.search(SearchRequest(query: "potato", excluding: excluded, size: 10, countsExcluded: false))
+            #expect(!exact.totalIncludesExcluded && exact.total == full.total - 3)
+            #expect(all.totalIncludesExcluded && all.total == full.total)
+            // The hits leave the excluded ids out either way.
+            #expect(all.hits == exact.hits)
+            #expect(all.matchGeneration == exact.matchGeneration)
+            // Nothing excluded: nothing to leave in.
+            #expect(!(try await source.search(SearchRequest(query: "potato", size: 10, countsExcluded: false))).totalIncludesExcluded)
+        }
+    }
+
     @Test(arguments: RankingProfile.allCases)
     func pagesConcatenateToOneBigPage(profile: RankingProfile) async throws {
         try await CorpusFixture.withSource { source in

@@ -65,7 +65,8 @@ public struct SQLiteSearchSource: SearchSource {
             var statements = SQLiteSearchStatements(match: match, weights: options.weights, popularityWeight: options.popularityWeight)
             statements.readsGeneration = try await pool.tables().contains("corpus_generation")
             let page = statements.page(request)
-            let count = statements.count(excluding: request.excluding, only: request.ids)
+            let countsAll = !request.countsExcluded && !request.excluding.isEmpty
+            let count = statements.count(excluding: countsAll ? [] : request.excluding, only: request.ids)
             // Only what the request needs: a count-only request reads no rows, a page whose
             // caller ignores the total counts nothing. One statement runs in this task; only
             // both at once take child tasks (each a hop between threads on the way back).
@@ -73,11 +74,11 @@ public struct SQLiteSearchSource: SearchSource {
             case (true, true):
                 async let rows = pool.withConnection { try await $0.query(page.sql, page.binds) }
                 async let totals = pool.withConnection { try await $0.query(count.sql, count.binds) }
-                return Self.result(rows: try await rows, totals: try await totals)
+                return Self.result(rows: try await rows, totals: try await totals, countsAll: countsAll)
             case (true, false):
                 return Self.result(rows: try await pool.withConnection { try await $0.query(page.sql, page.binds) }, totals: nil)
             case (false, true):
-                return Self.result(rows: nil, totals: try await pool.withConnection { try await $0.query(count.sql, count.binds) })
+                return Self.result(rows: nil, totals: try await pool.withConnection { try await $0.query(count.sql, count.binds) }, countsAll: countsAll)
             case (false, false):
                 return .empty
             }
@@ -91,8 +92,9 @@ public struct SQLiteSearchSource: SearchSource {
         }
     }
 
-    /// Rows of the page statement and the count statement's one row, either absent when not run.
-    private static func result(rows: [SQLiteRow]?, totals: [SQLiteRow]?) -> SearchResult {
+    /// Rows of the page statement and the count statement's one row, either absent when not run;
+    /// `countsAll`: the count statement left the excluded ids in.
+    private static func result(rows: [SQLiteRow]?, totals: [SQLiteRow]?, countsAll: Bool = false) -> SearchResult {
         let hits = rows.map { rows in
             rows.map { row in
                 SearchHit(id: row.column("id")?.string ?? "", score: row.column("score")?.double ?? 0, fields: RecipeRow.fields(row))
@@ -101,7 +103,8 @@ public struct SQLiteSearchSource: SearchSource {
         // A statement that returned no rows read no generation; an empty page has no hits to vouch for.
         let generations = [rows?.first, totals?.first].compactMap { $0 }.map { $0.column("generation")?.string }
         return SearchResult(
-            hits: hits, total: totals?.first?.column("total")?.integer ?? 0, matchGeneration: matchGeneration(read: generations))
+            hits: hits, total: totals?.first?.column("total")?.integer ?? 0, matchGeneration: matchGeneration(read: generations),
+            totalIncludesExcluded: countsAll && totals != nil)
     }
 
     /// What a result vouches for, given the generation each statement that returned a row read

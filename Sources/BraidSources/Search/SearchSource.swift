@@ -37,12 +37,18 @@ public struct SearchRequest: Sendable, Hashable {
     /// fields, leaving out those deleted (or no longer matching) since. A source that cannot
     /// restrict may ignore it: callers keep only the hits among `ids`.
     public var ids: [String]?
+    /// False: the total may count the excluded ids too, when that is cheaper for the source
+    /// (the embedded one then skips testing every match against them); the result says which
+    /// it did (``SearchResult/totalIncludesExcluded``). For a caller that knows how many of the
+    /// excluded ids are matches, as a gateway does of a snapshot ranked in the same match generation.
+    public var countsExcluded: Bool
 
     public init(
         query: String, excluding: [String] = [], from: Int = 0, size: Int = 10, profile: RankingProfile = .relevance, needsTotal: Bool = true,
-        ids: [String]? = nil
+        ids: [String]? = nil, countsExcluded: Bool = true
     ) {
         self.ids = ids
+        self.countsExcluded = countsExcluded
         self.query = query
         self.excluding = excluding
         self.from = from
@@ -81,11 +87,15 @@ public struct SearchResult: Sendable, Hashable {
     /// (only the order differs). Nil when the source makes no such promise, or when the hits and
     /// the total were read from different generations.
     public var matchGeneration: String?
+    /// The total counts the request's excluded ids that match (asked for with
+    /// ``SearchRequest/countsExcluded`` false, and done by the source).
+    public var totalIncludesExcluded: Bool
 
-    public init(hits: [SearchHit], total: Int, matchGeneration: String? = nil) {
+    public init(hits: [SearchHit], total: Int, matchGeneration: String? = nil, totalIncludesExcluded: Bool = false) {
         self.hits = hits
         self.total = total
         self.matchGeneration = matchGeneration
+        self.totalIncludesExcluded = totalIncludesExcluded
     }
 
     public static let empty = SearchResult(hits: [], total: 0)
