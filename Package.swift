@@ -169,6 +169,7 @@ let package = Package(
             name: "BraidGateway",
             dependencies: [
                 "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute", "BraidObservability",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -39,6 +39,9 @@ extension BraidConfiguration {
             guard ranking.ttlSeconds >= 60 else { throw fail("rankings.\(name).ttl_seconds must be at least 60") }
         }
         guard (0...1_048_576).contains(gateway.walkMaxBytes) else { throw fail("gateway.walk_max_bytes must be 0-1048576") }
+        guard (0...1_024).contains(gateway.broadSearchConcurrency) else {
+            throw fail("gateway.broad_search_concurrency must be 0-1024 (0: no limit)")
+        }
         guard (1...ImpressionValidity.maxWindowSeconds).contains(gateway.impressionWindowSeconds) else {
             throw fail(
                 "gateway.impression_window_seconds must be 1-\(ImpressionValidity.maxWindowSeconds) (shorter than the workers' "

@@ -213,6 +213,9 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         /// How long page 1 reuses a snapshot pointer it read; 0 reads Redis on every page 1.
         public var pointerCacheMs = 1_000
         public var liveTimeoutMs = 1_000
+        /// Broad search queries served at once per process (``FTSMatchExpression/isBroad(_:)``);
+        /// others wait in line up to `liveTimeoutMs`, then get 503 `busy`. 0: no limit.
+        public var broadSearchConcurrency = 1
         public var defaultPerPage = 20
         /// Default deadline of each component in a batchGet; a slower one comes back pending.
         public var batchTimeoutMs = 250

@@ -61,7 +61,7 @@ public struct GatewayAssembly: Sendable {
                 requests: requests, admission: admission, logger: logger),
             source: source, codec: codec, impressions: impressions, cursorTTLSeconds: gateway.cursorTtlSeconds,
             liveTimeout: liveTimeout, walks: gateway.walkMaxBytes > 0 ? WalkStore(redis: redis, keys: keys, maxBytes: gateway.walkMaxBytes) : nil,
-            logger: logger)
+            broadSearchConcurrency: gateway.broadSearchConcurrency, logger: logger)
         let components = ComponentService(
             feeds: configuration.feeds, store: store, provider: provider, search: search, requests: requests, codec: codec,
             cursorTTLSeconds: gateway.cursorTtlSeconds, storedItems: configuration.worker.componentItems, liveTimeout: liveTimeout,

@@ -180,3 +180,44 @@ struct DeadlineTests {
         gate.open()
     }
 }
+
+@Suite("Concurrency limit")
+struct ConcurrencyLimitTests {
+    @Test func placesGoToTheLongestWaiterAndNeverExceedTheLimit() async throws {
+        let limit = ConcurrencyLimit(limit: 2, maxWaiting: 8)
+        #expect(await limit.acquire(within: .seconds(30)))
+        #expect(await limit.acquire(within: .seconds(30)))
+        #expect(!(await limit.acquire(within: .milliseconds(20))), "a third holder past the limit of 2")
+        // Two waiters, queued one after the other.
+        let first = Task { await limit.acquire(within: .seconds(30)) }
+        while limit.waitingCount < 1 { await Task.yield() }
+        let second = Task { await limit.acquire(within: .seconds(30)) }
+        while limit.waitingCount < 2 { await Task.yield() }
+        // One place handed back: the first waiter holds it, the second still waits.
+        limit.release()
+        #expect(await first.value)
+        #expect(limit.waitingCount == 1)
+        limit.release()
+        #expect(await second.value)
+        #expect(limit.waitingCount == 0)
+        // Both places are held (by the waiters): a newcomer waits, and gets a place once one is free.
+        let third = Task { await limit.acquire(within: .seconds(30)) }
+        while limit.waitingCount < 1 { await Task.yield() }
+        limit.release()
+        #expect(await third.value)
+    }
+
+    @Test func aFullLineTurnsCallersAwayAtOnceAndAWaitEndsAtItsDeadline() async throws {
+        let limit = ConcurrencyLimit(limit: 1, maxWaiting: 1)
+        #expect(await limit.acquire(within: .seconds(30)))
+        let waiter = Task { await limit.acquire(within: .milliseconds(50)) }
+        while limit.waitingCount < 1 { await Task.yield() }
+        // The line holds one: the next caller is not queued.
+        #expect(!(await limit.acquire(within: .seconds(30))))
+        // The waiter's deadline passes before the place is released.
+        #expect(!(await waiter.value))
+        #expect(limit.waitingCount == 0)
+        limit.release()
+        #expect(await limit.acquire(within: .milliseconds(1)))
+    }
+}

@@ -34,6 +34,15 @@ struct FTSMatchExpressionTests {
         #expect(FTSMatchExpression.build("親 ox") == FTSMatchExpression(table: .words, expression: #""親"* "ox""#))
     }
 
+    @Test func shortWordsAndManyWordsMakeABroadQuery() {
+        for query in ["c", "ch", "c rice", "curry of rice", "a b c d e", "one two three four five"] {
+            #expect(FTSMatchExpression.isBroad(query), "\(query)")
+        }
+        for query in ["curry", "curry rice", "miso soup!", "one two three four", "カレー", "親子", "chicken, rice"] {
+            #expect(!FTSMatchExpression.isBroad(query), "\(query)")
+        }
+    }
+
     @Test func longInputIsBounded() throws {
         let many = (0..<100).map { "w\($0)" }.joined(separator: " ")
         let match = try #require(FTSMatchExpression.build(many))

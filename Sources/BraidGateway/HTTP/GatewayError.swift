@@ -37,6 +37,12 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         GatewayError(.serviceUnavailable, code: code, message)
     }
 
+    /// Turned away to protect other requests (a line full or waited in too long); 503 with
+    /// `Retry-After: 1`, a second being long enough for a line of live queries to move.
+    public static func busy(_ message: String) -> GatewayError {
+        GatewayError(.serviceUnavailable, code: "busy", message, headers: [.retryAfter: "1"])
+    }
+
     /// A personalised route without a credential (or with one the proxy did not vouch for).
     public static func unauthenticated(_ message: String) -> GatewayError {
         GatewayError(.unauthorized, code: "unauthenticated", message, headers: [.wwwAuthenticate: "Bearer"])
@@ -54,6 +60,7 @@ public struct GatewayError: Error, Sendable, Equatable, CustomStringConvertible 
         case "events_unavailable": return "the events could not be recorded; send them again later"
         case "component_unavailable": return "the component is unavailable; try again later"
         case "identity_unavailable": return "the identity provider's keys are unavailable; try again later"
+        case "busy": return message
         default: return "a service this request needs is unavailable; try again later"
         }
     }

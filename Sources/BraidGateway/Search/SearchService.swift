@@ -21,14 +21,20 @@ public struct SearchService: Sendable {
     public let liveTimeout: Duration
     /// Walk records; nil: walks are paged by offset (`gateway.walk_max_bytes` 0).
     public let walks: WalkStore?
+    /// Where broad queries wait for their turn (``FTSMatchExpression/isBroad(_:)``); nil: no limit.
+    let broadSearches: ConcurrencyLimit?
+    /// Broad searches that may wait per place; more are turned away at once.
+    static let broadWaitingPerPlace = 64
     let logger: Logger
 
     public init(
         arms: ArmSelector, snapshots: SnapshotReader, misses: SnapshotMisses, source: any SearchSource,
         codec: CursorCodec, impressions: ImpressionCodec, cursorTTLSeconds: Int, liveTimeout: Duration, walks: WalkStore? = nil,
-        logger: Logger
+        broadSearchConcurrency: Int = 0, logger: Logger
     ) {
         self.walks = walks
+        self.broadSearches = broadSearchConcurrency > 0
+            ? ConcurrencyLimit(limit: broadSearchConcurrency, maxWaiting: Self.broadWaitingPerPlace * broadSearchConcurrency) : nil
         self.impressions = impressions
         self.arms = arms
         self.snapshots = snapshots
@@ -67,6 +73,17 @@ public struct SearchService: Sendable {
     }
 
     public func page(_ parameters: SearchParameters, now: Date = Date()) async throws(GatewayError) -> SearchPage {
+        guard let broadSearches, FTSMatchExpression.isBroad(parameters.query) else { return try await plannedPage(parameters, now: now) }
+        guard await broadSearches.acquire(within: liveTimeout) else {
+            Counter(label: "braid_gateway_broad_searches_turned_away_total").increment()
+            throw .busy("too many broad searches (a one- or two-letter word, or more than 4 words) at once; try again")
+        }
+        defer { broadSearches.release() }
+        return try await plannedPage(parameters, now: now)
+    }
+
+    /// A page, once its query may run.
+    func plannedPage(_ parameters: SearchParameters, now: Date) async throws(GatewayError) -> SearchPage {
         let arm = try arms.arm(session: parameters.session, ranking: parameters.ranking)
         let query = QueryNormalizer.normalize(parameters.query)
         let position = try self.position(parameters, arm: arm, query: query, now: now)

@@ -52,6 +52,19 @@ public struct FTSMatchExpression: Sendable, Hashable {
         return FTSMatchExpression(table: .words, expression: tokens.map(wordsTerm).joined(separator: " "))
     }
 
+    /// More tokens than this make a query broad (``isBroad(_:)``).
+    public static let maxNarrowTokens = 4
+
+    /// A query of a shape whose cost the corpus, not the query, decides: a one- or two-letter
+    /// token (a whole word, which can be as common as "a" or "of"), or more than
+    /// ``maxNarrowTokens`` tokens (each one more list to read). The gateway runs few of them at
+    /// once (`gateway.broad_search_concurrency`), so a flood of them cannot take the CPU a
+    /// normal query needs. CJK tokens are words or trigram runs of their own and do not count as short.
+    public static func isBroad(_ query: String) -> Bool {
+        let tokens = tokens(of: QueryNormalizer.normalize(query))
+        return tokens.count > maxNarrowTokens || tokens.contains { $0.count < minPrefixLength && !containsCJK($0) }
+    }
+
     /// Tokens shorter than this match whole words only (see the type's documentation).
     public static let minPrefixLength = 3
 
