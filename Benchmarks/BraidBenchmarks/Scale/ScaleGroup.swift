@@ -13,7 +13,8 @@ import Foundation
 ///   - page 50 of 20 of the `deep` queries on the warm gateway, WALKS (3) walks each from
 ///     page 1 through `next_cursor`; only page 50's request is timed, and it must be a page of
 ///     the exact walk (`walk: exact`, not capped or lost).
-/// Every page must answer 200, not degraded, with items, interleaved or live-only as its
+/// Every page must answer 200, not degraded, with items (one- and two-letter words may have
+/// none: they match whole words since #22), interleaved or live-only as its
 /// gateway is; the cold gateway must have read a snapshot from Redis for every page it served.
 ///
 /// Prints `SCALE seed` per size, each query's match count and p50 per page shape, and (at the
@@ -78,12 +79,14 @@ struct ScaleGroup {
         // Not timed: the warm gateway first, which ranks and stores each snapshot inline; then
         // every query once more everywhere (connections, statement caches, the OS's file cache).
         for query in ScaleQueries.all {
-            let page = try await self.page(warm, ScaleQueries.path(query), interleaved: true, what: "page 1 of \(query.text) (n=\(size))")
+            let page = try await self.page(warm, ScaleQueries.path(query), interleaved: true, what: "page 1 of \(query.text) (n=\(size))", mayBeEmpty: query.mayBeEmpty)
             Report.figure("scale.\(label).matches.\(query.name)", Self.int(page.json["total"]) ?? -1)
         }
         for query in ScaleQueries.all {
             for (shape, service) in gateways {
-                _ = try await page(service, ScaleQueries.path(query), interleaved: shape != .liveOnly, what: "page 1 of \(query.text) (n=\(size))")
+                _ = try await page(
+                    service, ScaleQueries.path(query), interleaved: shape != .liveOnly, what: "page 1 of \(query.text) (n=\(size))",
+                    mayBeEmpty: query.mayBeEmpty)
             }
         }
         let coldBefore = try await coldMisses(cold)
@@ -93,7 +96,8 @@ struct ScaleGroup {
                 let shift = (round + index) % gateways.count
                 for (shape, service) in gateways[shift...] + gateways[..<shift] {
                     let timed = try await page(
-                        service, ScaleQueries.path(query), interleaved: shape != .liveOnly, what: "page 1 of \(query.text) (n=\(size))")
+                        service, ScaleQueries.path(query), interleaved: shape != .liveOnly, what: "page 1 of \(query.text) (n=\(size))",
+                        mayBeEmpty: query.mayBeEmpty)
                     results.record(size: size, shape, query: query.name, milliseconds: timed.milliseconds)
                 }
             }
@@ -144,8 +148,8 @@ struct ScaleGroup {
     }
 
     /// One request, timed from before it is sent to its last byte; it must be a page of the
-    /// gateway's kind with items, not degraded.
-    private func page(_ service: BraidService, _ path: String, interleaved: Bool, what: String) async throws -> TimedPage {
+    /// gateway's kind, not degraded, with items unless `mayBeEmpty`.
+    private func page(_ service: BraidService, _ path: String, interleaved: Bool, what: String, mayBeEmpty: Bool = false) async throws -> TimedPage {
         let started = ContinuousClock.now
         let response = try await HTTPProbe.request(service.baseURL + path, timeout: .seconds(120))
         let milliseconds = Format.seconds(ContinuousClock.now - started) * 1_000
@@ -155,7 +159,7 @@ struct ScaleGroup {
         }
         let snapshot = (json["interleaving"] as? [String: Any])?["snapshot"]
         let hasSnapshot = snapshot != nil && !(snapshot is NSNull)
-        guard hasSnapshot == interleaved, json["degraded"] as? Bool != true, !((json["items"] as? [Any]) ?? []).isEmpty else {
+        guard hasSnapshot == interleaved, json["degraded"] as? Bool != true, mayBeEmpty || !((json["items"] as? [Any]) ?? []).isEmpty else {
             throw BenchmarkError("\(what) on \(service.name) is not a \(interleaved ? "n interleaved" : " live-only") page with items: \(text)")
         }
         return TimedPage(json: json, text: text, milliseconds: milliseconds)
