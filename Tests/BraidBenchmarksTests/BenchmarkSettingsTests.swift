@@ -4,11 +4,11 @@ import Testing
 
 @Suite("benchmark settings from the environment")
 struct BenchmarkSettingsTests {
-    @Test func defaultsAreTheOldScripts() throws {
+    @Test func defaultsAreDocumented() throws {
         let settings = try BenchmarkSettings(environment: [:])
         #expect(settings == BenchmarkSettings())
         #expect(settings.redisRequests == 200_000 && settings.kafkaMessages == 200_000 && settings.partitions == 6)
-        #expect(settings.gatewaySeconds == 10 && settings.gatewayRounds == 2 && settings.gatewayColdRounds == 9)
+        #expect(settings.gatewaySeconds == 5 && settings.gatewayRounds == 6 && settings.gatewayColdRounds == 9)
         #expect(settings.workerRounds == 5 && settings.workerOrderRounds == 3)
         #expect(settings.evaluationSeed == "1" && settings.evaluationArguments.isEmpty)
     }

@@ -8,10 +8,13 @@ public struct BenchmarkSettings: Sendable, Equatable {
     public var workerRounds = 5
     public var workerOrderRequests = 3_000
     public var workerOrderRounds = 3
-    public var gatewaySeconds = 10
+    /// Six rounds of 5 s, not two of 10 s: the same side moved by up to 20 % between rounds
+    /// of one run (452 and 377 requests/s, BENCHMARKS.md, 2026-11-26), and the machine's
+    /// speed drifts within seconds, so shorter alternations cancel more of it.
+    public var gatewaySeconds = 5
     public var gatewayWarmupSeconds = 3
     public var gatewayConnections = 16
-    public var gatewayRounds = 2
+    public var gatewayRounds = 6
     public var gatewayColdConnections = 1
     /// Nine, not five: with five, one query's median moved by up to 15 % between runs in either
     /// direction (BENCHMARKS.md, 2026-11-25), which moved the ratio by ±0.05.
