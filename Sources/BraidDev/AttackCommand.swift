@@ -68,8 +68,9 @@ enum AttackSuite {
         RandomQueryFloodAttack(), DuplicateBatchNamesAttack(), MadeUpUserFloodAttack(), OverRateCallerAttack(), EvidenceStuffingAttack(),
     ]
 
-    /// Scenarios whose target is not met yet (RELIABILITY.md says by how much): they run only
-    /// when named (`ONLY=<name>`), so the suite's verdict stays the verdict of what holds.
+    /// Scenarios whose verdict is a latency ratio with a margin inside what a busy machine
+    /// moves it by (RELIABILITY.md gives their runs): they run only when named (`ONLY=<name>`),
+    /// so a noisy neighbour cannot fail the suite `make test` runs.
     static let pending: [any AttackScenario] = [
         ExpensiveQueryAttack()
     ]
