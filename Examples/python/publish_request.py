@@ -14,7 +14,7 @@ for its key is acknowledged without work. Stamp each request with the time you p
 As a library::
 
     from confluent_kafka import Producer
-    from publish_request import ranking_request, publish
+    from publish_request import PRODUCER_SETTINGS, publish, ranking_request
 
     producer = Producer(PRODUCER_SETTINGS | {"bootstrap.servers": "127.0.0.1:9092"})
     publish(producer, ranking_request("featured", "curry rice"))
