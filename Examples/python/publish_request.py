@@ -46,12 +46,38 @@ SCHEMA = "braid.request/v1"
 PRODUCER_SETTINGS = {"enable.idempotence": True, "acks": "all", "linger.ms": 5}
 
 
+# Unicode's White_Space property: what Swift's Character.isWhitespace tests (Python's str.split()
+# also splits on U+001C-U+001F, which are not White_Space).
+WHITE_SPACE = frozenset("\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+                        "\u2028\u2029\u202f\u205f\u3000")
+# White space that is a control in grapheme segmentation: no mark joins it.
+CONTROL_SPACE = frozenset("\t\n\v\f\r\x85\u2028\u2029")
+
+
 def normalize_query(query: str) -> str:
     """The query normalisation of Braid's workers and gateways (QueryNormalizer): NFKC, case
-    folding, NFKC; punctuation and symbols become spaces; whitespace collapsed and trimmed."""
+    folding, NFKC; punctuation and symbols become spaces; whitespace collapsed and trimmed.
+
+    Swift splits on characters (grapheme clusters): a space followed by combining marks or a
+    zero-width (non-)joiner is one white-space character there, so the marks go with it."""
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", query).casefold())
     spaced = "".join(" " if unicodedata.category(c)[0] in "PS" else c for c in folded)
-    return " ".join(spaced.split())
+    words, word, index = [], [], 0
+    while index < len(spaced):
+        char = spaced[index]
+        index += 1
+        if char not in WHITE_SPACE:
+            word.append(char)
+            continue
+        if char not in CONTROL_SPACE:
+            while index < len(spaced) and (unicodedata.category(spaced[index])[0] == "M" or spaced[index] in "\u200c\u200d"):
+                index += 1
+        if word:
+            words.append("".join(word))
+            word = []
+    if word:
+        words.append("".join(word))
+    return " ".join(words)
 
 
 def key_digest(text: str) -> str:

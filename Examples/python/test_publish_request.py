@@ -48,6 +48,7 @@ stack = pytest.mark.skipif(
 TRICKY_QUERIES = [
     "curry rice", "  Curry   RICE!! ", "ＣＵＲＲＹ　ライス", "カレー・ライス", "カレー、ライス。", "Straße", "cafe\u0301", "café",
     "😀 pasta", "ﬁsh & chips", "ΣΊΣΥΦΟΣ", "pad thai (spicy) -- 2 people", "ramen\tmiso\nsoup", "$5 dinner",
+    "İstanbul", "ǅemal", "ﬃ", "ᾳ", "a\u00a0b\u2003c\u3000d\u1680e", "a\x1fb\x1cc", "cafe \u0301x", "cafe\t\u0301x", "a \u200db",
 ]
 
 
