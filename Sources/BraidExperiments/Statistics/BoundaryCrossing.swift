@@ -10,7 +10,7 @@ import Foundation
 /// normal tails of the step (Armitage, McPherson and Rowe 1969; Jennison and Turnbull,
 /// "Group Sequential Methods", 2000, ch. 19). Exact up to the quadrature, which
 /// `pointsPerDeviation` sets (12 points per standard deviation of a step: the Pocock and
-/// O'Brien–Fleming constants to 4 decimals).
+/// O'Brien–Fleming constants to the 3 decimals of the published tables, which a test checks).
 public enum BoundaryCrossing {
     /// Per look, the probability of stopping there: above, below, inside.
     public struct Stops: Sendable, Hashable {
