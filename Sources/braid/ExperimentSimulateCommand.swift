@@ -49,6 +49,13 @@ struct ExperimentSimulateCommand: AsyncParsableCommand {
             comparison, with every slot credited; and the share of --ab-null-runs A/B experiments \
             with no preference the user-level test rejects, and a per-session test would. \
             Deterministic given --seed and the corpus.
+
+            Sequential test (README, "Reading a sequential decision"): the group-sequential test of \
+            the interleaving preference, designed for --sequential-power at the margin from the \
+            interleaving size, with a look every --look-every sessions up to its N_max, run over \
+            --sequential-runs experiments with no preference, at --margin and at twice it: how often \
+            it wrongly says A or B (and how often the sign test read at every look would), its power, \
+            and its mean sessions to a decision over the fixed-horizon size.
             """)
 
     static let defaultQueries = [
@@ -85,6 +92,13 @@ struct ExperimentSimulateCommand: AsyncParsableCommand {
     var nullSessions: Int?
     @Option(name: .customLong("ab-null-runs"), help: "A/B experiments of the A/B size with no preference (0: skip).")
     var abNullRuns = SensitivityParameters().abNullRuns
+    @Option(name: .customLong("sequential-runs"), help: "Sequential experiments per case: no preference, --margin, twice it (0: skip).")
+    var sequentialRuns = SequentialParameters().runs
+    @Option(name: .customLong("look-every"), help: "Sessions between the sequential test's looks.") var lookEvery = SequentialParameters().lookEvery
+    @Option(name: .customLong("sequential-shape"), help: "Shape Δ of the sequential boundaries: 0 O'Brien–Fleming to 0.5 Pocock.")
+    var sequentialShape = SequentialParameters().shape
+    @Option(name: .customLong("sequential-power"), help: "Power the sequential test is designed for at --margin.")
+    var sequentialPower = SequentialParameters().power
     @Option(help: "Parallel tasks (does not change the figures).") var workers = ProcessInfo.processInfo.activeProcessorCount
 
     var parameters: SensitivityParameters {
@@ -110,6 +124,15 @@ struct ExperimentSimulateCommand: AsyncParsableCommand {
         return parameters
     }
 
+    var sequential: SequentialParameters {
+        var sequential = SequentialParameters()
+        sequential.runs = sequentialRuns
+        sequential.lookEvery = lookEvery
+        sequential.shape = sequentialShape
+        sequential.power = sequentialPower
+        return sequential
+    }
+
     var queryList: [String] {
         queries.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } } ?? Self.defaultQueries
     }
@@ -121,6 +144,7 @@ struct ExperimentSimulateCommand: AsyncParsableCommand {
         guard (1...64).contains(workers) else { throw ValidationError("--workers must be 1 to 64") }
         do {
             try parameters.validate()
+            try sequential.validate()
         } catch {
             throw ValidationError(error.description)
         }
@@ -142,8 +166,14 @@ struct ExperimentSimulateCommand: AsyncParsableCommand {
             throw error
         }
         try await source.shutdown()
-        let report = try await SensitivitySimulation(parameters: parameters, queries: rankings, workers: workers).run()
+        let simulation = try SensitivitySimulation(parameters: parameters, queries: rankings, workers: workers)
+        let report = try await simulation.run()
         print(Self.lines(report, parameters: parameters, corpus: db, seconds: Self.seconds(since: started)).joined(separator: "\n"))
+        if sequentialRuns > 0, let fixed = report.interleaving.sessions {
+            let started = ContinuousClock.now
+            let measured = try await SequentialSimulation(sensitivity: simulation, parameters: sequential, fixedSessions: fixed).run()
+            print(Self.lines(measured, seconds: Self.seconds(since: started)).joined(separator: "\n"))
+        }
     }
 
     static func lines(_ report: SensitivityReport, parameters p: SensitivityParameters, corpus: String, seconds: Double) -> [String] {
@@ -191,6 +221,31 @@ struct ExperimentSimulateCommand: AsyncParsableCommand {
         if let ratio = report.abOverInterleaving { lines.append("RATIO evaluation.ab_sessions.over_interleaving \(fixed(ratio, 2))") }
         if let null = report.null { lines.append("RATIO evaluation.null_false_positive_rate \(fixed(null.falsePositiveRate, 3))") }
         return lines
+    }
+
+    static func lines(_ report: SequentialReport, seconds: Double) -> [String] {
+        func fixed(_ value: Double, _ digits: Int = 3) -> String { String(format: "%.\(digits)f", value) }
+        let design = report.design
+        func decisions(_ outcomes: SequentialReport.Outcomes) -> String {
+            "B \(outcomes.b), A \(outcomes.a), no difference \(outcomes.noDifference) of \(outcomes.runs); "
+                + "mean sessions \(fixed(outcomes.meanSessions, 0))"
+        }
+        return [
+            "FIGURE evaluation.sequential.design \(design.looks) looks every \(design.lookEvery) sessions, N_max \(design.maxSessions) "
+                + "(\(fixed(Double(design.maxSessions) / Double(report.fixedSessions), 2)) × the fixed \(report.fixedSessions)); shape \(design.shape), "
+                + "power \(design.power), C \(fixed(design.efficacyConstant))",
+            "FIGURE evaluation.sequential.null \(decisions(report.null))",
+            "FIGURE evaluation.sequential.planned \(decisions(report.planned))",
+            "FIGURE evaluation.sequential.doubled \(decisions(report.doubled))",
+            "FIGURE evaluation.sequential.power \(fixed(report.power)) (twice the margin: \(fixed(report.powerDoubled)))",
+            "FIGURE evaluation.peeking_fpr.sequential.clopper_pearson_upper \(fixed(report.peekingFalsePositiveRateSequentialUpper, 4)) "
+                + "(95 % interval, \(report.null.runs) experiments)",
+            "FIGURE evaluation.sequential.seconds \(fixed(seconds, 1))",
+            "RATIO evaluation.peeking_fpr.fixed \(fixed(report.peekingFalsePositiveRateFixed))",
+            "RATIO evaluation.peeking_fpr.sequential \(fixed(report.peekingFalsePositiveRateSequential, 4))",
+            "RATIO evaluation.sequential_sessions.over_fixed \(fixed(report.sessionsOverFixed))",
+            "RATIO evaluation.sequential_sessions.over_fixed_2x \(fixed(report.sessionsOverFixedDoubled))",
+        ]
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {

@@ -40,10 +40,22 @@ struct ToolOutputTests {
         #expect(Machine.memory(fromFree: free) == "23")
     }
 
-    @Test func evaluationNeedsBothRatioLines() throws {
-        let both = "FIGURE evaluation.seconds 12.0\nRATIO evaluation.ab_sessions.over_interleaving 9.1\nRATIO evaluation.null_false_positive_rate 0.05"
-        try EvaluationGroup.check(both)
-        #expect(throws: BenchmarkError.self) { try EvaluationGroup.check("RATIO evaluation.ab_sessions.over_interleaving 9.1") }
-        #expect(throws: BenchmarkError.self) { try EvaluationGroup.check("RATIO evaluation.null_false_positive_rate 0.05") }
+    @Test func evaluationNeedsEveryRatioLine() throws {
+        let lines = [
+            "FIGURE evaluation.seconds 12.0",
+            "RATIO evaluation.ab_sessions.over_interleaving 9.1",
+            "RATIO evaluation.null_false_positive_rate 0.05",
+            "RATIO evaluation.peeking_fpr.fixed 0.25",
+            "RATIO evaluation.peeking_fpr.sequential 0.035",
+            "RATIO evaluation.sequential_sessions.over_fixed 0.76",
+            "RATIO evaluation.sequential_sessions.over_fixed_2x 0.32",
+        ]
+        try EvaluationGroup.check(lines.joined(separator: "\n"))
+        // Any RATIO line missing fails the group.
+        for missing in lines.indices.dropFirst() {
+            var partial = lines
+            partial.remove(at: missing)
+            #expect(throws: BenchmarkError.self, "without \(lines[missing])") { try EvaluationGroup.check(partial.joined(separator: "\n")) }
+        }
     }
 }

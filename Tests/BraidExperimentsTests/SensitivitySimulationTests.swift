@@ -204,3 +204,47 @@ struct SensitivitySimulationTests {
         }
     }
 }
+
+@Suite("sequential simulation")
+struct SequentialSimulationTests {
+    func simulation(workers: Int) async throws -> (SequentialSimulation, Int) {
+        let queries = try await QueryRankings.load(
+            queries: InMemoryRankings.queries, source: InMemoryRankings.sample, cachedSize: 50, pageSize: 10, preferred: .cached)
+        var parameters = SensitivityParameters()
+        parameters.margin = 0.3
+        parameters.calibrationSessions = 40_000
+        parameters.powerRuns = 0
+        parameters.nullRuns = 0
+        parameters.abNullRuns = 0
+        let sensitivity = try SensitivitySimulation(parameters: parameters, queries: queries, workers: workers)
+        let fixed = try #require(try await sensitivity.run().interleaving.sessions)
+        var sequential = SequentialParameters()
+        sequential.runs = 300
+        sequential.lookEvery = 20
+        return (try SequentialSimulation(sensitivity: sensitivity, parameters: sequential, fixedSessions: fixed), fixed)
+    }
+
+    @Test func theSequentialTestResistsPeekingAndSavesSessions() async throws {
+        let (simulation, fixed) = try await simulation(workers: 2)
+        let report = try await simulation.run()
+        #expect(report.fixedSessions == fixed && report.design.maxSessions > fixed)
+        #expect(report.null.runs == 300 && report.planned.runs == 300 && report.doubled.runs == 300)
+        // No preference: the sign test read at every look is fooled far more often than once
+        // read (0.05); the sequential test stays under α (0.035 expected; + 3 standard deviations).
+        #expect(report.peekingFalsePositiveRateFixed > 0.12, "\(report.null)")
+        #expect(report.peekingFalsePositiveRateSequential < 0.075, "\(report.null)")
+        #expect(report.peekingFalsePositiveRateSequentialUpper > report.peekingFalsePositiveRateSequential)
+        // The planned margin: power 0.82 designed (300 runs: − 3 standard deviations, 0.07), in
+        // fewer sessions than the fixed test; twice the margin, far fewer.
+        #expect(report.power > 0.74, "\(report.planned)")
+        #expect(report.sessionsOverFixed < 0.9, "\(report.planned)")
+        #expect(report.sessionsOverFixedDoubled < 0.5 && report.powerDoubled > 0.95, "\(report.doubled)")
+        #expect(report.planned.a + report.planned.b + report.planned.noDifference == 300)
+    }
+
+    @Test func theSequentialReportIsAPureFunctionOfTheSeed() async throws {
+        let one = try await simulation(workers: 1).0.run()
+        let three = try await simulation(workers: 3).0.run()
+        #expect(one == three)
+    }
+}

@@ -5,8 +5,11 @@ import Foundation
 /// over the demo corpus (20,000 recipes): `braid experiment simulate` with its defaults (the
 /// model and every parameter are in the README, "How sensitive"). Prints the sessions each
 /// method needs for 80 % power at α = 0.05 and their ratio, and the false-positive rates of
-/// the sign test and of the A/B test over 1,000 experiments each with no preference. Needs no
-/// server. The seed is BRAID_BENCH_EVALUATION_SEED (default 1); other flags can be passed in
+/// the sign test and of the A/B test over 1,000 experiments each with no preference; then the
+/// sequential test of the interleaving preference (a look every 100 sessions up to its N_max,
+/// 2,000 experiments per case): its false-positive rate under peeking and the fixed-horizon
+/// test's, and its sessions to a decision at the planned margin and at twice it, over the
+/// fixed-horizon size. Needs no server. The seed is BRAID_BENCH_EVALUATION_SEED (default 1); other flags can be passed in
 /// BRAID_BENCH_EVALUATION_ARGS.
 struct EvaluationGroup {
     let context: BenchmarkContext
@@ -15,6 +18,10 @@ struct EvaluationGroup {
     static let required = [
         ("RATIO evaluation.ab_sessions.over_interleaving ", "the simulation printed no sessions ratio"),
         ("RATIO evaluation.null_false_positive_rate ", "the simulation printed no false-positive rate"),
+        ("RATIO evaluation.peeking_fpr.fixed ", "the simulation printed no peeking false-positive rate of the fixed test"),
+        ("RATIO evaluation.peeking_fpr.sequential ", "the simulation printed no peeking false-positive rate of the sequential test"),
+        ("RATIO evaluation.sequential_sessions.over_fixed ", "the simulation printed no sequential sessions ratio"),
+        ("RATIO evaluation.sequential_sessions.over_fixed_2x ", "the simulation printed no sequential sessions ratio at twice the margin"),
     ]
 
     func run() async throws {

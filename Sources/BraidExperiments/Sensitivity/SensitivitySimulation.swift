@@ -31,6 +31,8 @@ public struct SensitivitySimulation: Sendable {
 
     enum Stream: UInt64 {
         case interleavingCalibration = 1, abCalibration, interleavingPower, abPower, null, abNull
+        // SequentialSimulation's.
+        case sequentialNull, sequentialPlanned, sequentialDoubled
     }
 
     public init(parameters: SensitivityParameters, queries: [QueryRankings], workers: Int = 2) throws {
