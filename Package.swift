@@ -412,3 +412,36 @@ package.targets += [
         swiftSettings: strictness),
 ]
 package.targets.first { $0.name == "braid" }?.dependencies.append("BraidExperiments")
+
+// The Swift client for app teams (issue 25): the gateway's operations generated from
+// Schemas/openapi.yaml at build time by swift-openapi-generator's plugin (so contract drift is a
+// compile error in the client), and a small hand-written layer over them. It uses only
+// Foundation, the OpenAPI runtime and the URLSession transport, so it builds for Apple platforms
+// as well as Linux.
+package.platforms = [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)]
+package.products += [.library(name: "BraidClient", targets: ["BraidClient"])]
+package.dependencies += [
+    .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.0"),
+    .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
+    .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
+]
+package.targets += [
+    .target(
+        name: "BraidClient",
+        dependencies: [
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "DequeModule", package: "swift-collections"),
+        ],
+        swiftSettings: strictness,
+        plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]),
+    .testTarget(
+        name: "BraidClientTests",
+        dependencies: [
+            "BraidClient", "BraidTestSupport", "BraidHarness",
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ],
+        swiftSettings: strictness),
+]

@@ -152,14 +152,14 @@ public struct WorkerFixture: Sendable {
         try await run.start(binary, ["worker"] + arguments, environment: environment.merging(extra) { $1 }, logFile: try logFile(of: name))
     }
 
-    /// Starts `braid gateway` on a free port (with `environment` over the fixture's) and waits
+    /// Starts `braid gateway` on a free port (with `arguments`, and `environment` over the fixture's) and waits
     /// until it answers /healthz; its log is `<key prefix>-<name>.log` in the run folder.
     /// `launcher` is an executable run in place of `braid` that execs it with its arguments.
     public func startGateway(
-        _ name: String = "gateway", environment extra: [String: String] = [:], launcher: String? = nil
+        _ name: String = "gateway", arguments: [String] = [], environment extra: [String: String] = [:], launcher: String? = nil
     ) async throws -> BraidService {
         try await BraidService.gateway(
-            in: run, name: "\(keyPrefix)-\(name)", environment: environment.merging(extra) { $1 }, binary: launcher ?? binary)
+            in: run, name: "\(keyPrefix)-\(name)", arguments: arguments, environment: environment.merging(extra) { $1 }, binary: launcher ?? binary)
     }
 
     /// The fixture's gateways (in ``environment``) store every first miss and limit no caller:

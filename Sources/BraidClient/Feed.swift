@@ -1,0 +1,94 @@
+/// A feed as loaded so far: its layout, and each component's state, in layout order.
+public struct Feed: Sendable {
+    public struct Slot: Sendable {
+        public enum State: Sendable {
+            /// Not asked for yet (the layout did not say to prefetch it).
+            case notLoaded
+            /// Asked for, not available in time: draw the skeleton, refresh later.
+            case pending
+            case ready(ComponentContent)
+        }
+
+        public let layout: FeedComponentLayout
+        public internal(set) var state: State
+        /// What to revalidate the content with (`If-None-Match`), when known.
+        public internal(set) var etag: String?
+
+        public var id: String { layout.id }
+    }
+
+    public let layout: FeedLayout
+    public private(set) var slots: [Slot]
+
+    init(layout: FeedLayout) {
+        self.layout = layout
+        self.slots = layout.components.map { Slot(layout: $0, state: .notLoaded, etag: nil) }
+    }
+
+    public subscript(id: String) -> Slot? { slots.first { $0.id == id } }
+
+    /// The components asked for and still pending.
+    public var pending: [String] {
+        slots.compactMap { if case .pending = $0.state { $0.id } else { nil } }
+    }
+
+    /// Records a component's content from a batch. For a list component the content's
+    /// `state_hash` is its ETag (the spec says so); a fixed-size one's is not, so it has none
+    /// until it is fetched alone.
+    mutating func update(with content: ComponentContent) {
+        guard let index = slots.firstIndex(where: { $0.id == content.component }) else { return }
+        let etag = slots[index].layout.layout.sizing == .content ? content.ready.map { "\"\($0.stateHash)\"" } : nil
+        update(with: content, etag: etag, for: slots[index].id)
+    }
+
+    mutating func update(with content: ComponentContent, etag: String?, for id: String) {
+        guard let index = slots.firstIndex(where: { $0.id == id }) else { return }
+        if content.ready == nil {
+            slots[index].state = .pending
+        } else {
+            slots[index].state = .ready(content)
+            slots[index].etag = etag
+        }
+    }
+}
+
+/// One component page, or word that the page the caller holds is still current.
+public enum ComponentPage: Sendable {
+    case content(ComponentContent, etag: String?)
+    /// The `etag` sent still matches: keep the content it came with.
+    case notModified
+}
+
+extension ComponentContent {
+    /// The part every ready page has (source, state hash, next cursor); nil when pending.
+    public var ready: ReadyContent? {
+        switch self {
+        case .PendingContent: nil
+        case .RecipeListContent(let c): c.value1
+        case .CarouselContent(let c): c.value1
+        case .CooksnapListContent(let c): c.value1
+        case .CreatorListContent(let c): c.value1
+        case .UserStatsContent(let c): c.value1
+        case .BannerContent(let c): c.value1
+        case .ProfileHeaderContent(let c): c.value1
+        case .ProfileTabsContent(let c): c.value1
+        case .InterleavedListContent(let c): c.value1
+        }
+    }
+
+    /// The component's id in its feed.
+    public var component: String {
+        if case .PendingContent(let pending) = self { return pending.component }
+        return ready?.component ?? ""
+    }
+}
+
+// Short names for the generated types an app handles most.
+public typealias SearchPage = Components.Schemas.SearchPage
+public typealias SearchItem = Components.Schemas.SearchItem
+public typealias FeedLayout = Components.Schemas.FeedLayout
+public typealias FeedComponentLayout = Components.Schemas.FeedLayout.ComponentsPayloadPayload
+public typealias ComponentContent = Components.Schemas.ComponentContent
+public typealias ReadyContent = Components.Schemas.ReadyContent
+public typealias Recipe = Components.Schemas.Recipe
+public typealias ExperimentOutcome = Components.Schemas.ExperimentOutcome
