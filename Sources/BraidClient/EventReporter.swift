@@ -118,8 +118,9 @@ public final class EventReporter: EventReporting {
         state.withLock { $0.running = false }
     }
 
-    /// Asks ``run()`` to send now and waits until nothing is held (sent, refused or dropped).
-    /// Returns early if the calling task is cancelled.
+    /// Asks ``run()`` to send now and waits until nothing is held (sent, refused or dropped):
+    /// before the app suspends, say. Only ``run()`` sends, so without it this waits until the
+    /// calling task is cancelled, and returns then.
     public func flush() async {
         let id = state.withLock { state in
             defer { state.nextWaiter += 1 }
