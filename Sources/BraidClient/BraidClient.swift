@@ -63,7 +63,8 @@ public struct BraidClient: Sendable {
     public func components(
         _ names: [String], of feed: String, user: String? = nil, timeout: Duration? = nil
     ) async throws(BraidClientError) -> [ComponentContent] {
-        let milliseconds = timeout.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
+        // The gateway takes whole milliseconds, at least 1.
+        let milliseconds = timeout.map { max(1, Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)) }
         let request = Operations.ComponentsBatchGet.Input.Body.JsonPayload(user: user, components: names, timeoutMs: milliseconds)
         let output = try await call { try await api.componentsBatchGet(path: .init(feed: feed), body: .json(request)) }
         guard case .ok(let ok) = output else { throw Self.undocumented(output) }
@@ -71,7 +72,7 @@ public struct BraidClient: Sendable {
     }
 
     /// One page of one component: its first page, or the page `cursor` leads to; `query` searches
-    /// inside a profile tab. With `etag` (the ``ComponentPage/etag`` of an earlier answer) an
+    /// inside a profile tab. With `etag` (the ETag of an earlier ``ComponentPage/content(_:etag:)``) an
     /// unchanged page comes back as ``ComponentPage/notModified`` without its body.
     public func component(
         _ component: String, of feed: String, user: String? = nil, cursor: String? = nil, query: String? = nil, etag: String? = nil
