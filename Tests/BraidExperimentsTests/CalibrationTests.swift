@@ -115,6 +115,18 @@ struct CalibrationTests {
         #expect(throws: UserModelFitError.self, "one user is too few") { try UserModelFit.fit(statistics) }
     }
 
+    @Test func eventsWhosePositionZeroIsAlwaysAsAreRefused() async throws {
+        var truth = SensitivityParameters()
+        truth.margin = 0
+        truth.start = 2
+        let statistics = Self.log(try await Self.traffic(truth, users: 1_000)).statistics
+        #expect(statistics.firstPositionClicks > 100 && statistics.firstPositionClicksB == 0)
+        #expect(throws: UserModelFitError.self) { try UserModelFit.fit(statistics) }
+        truth.start = 0
+        let drafted = Self.log(try await Self.traffic(truth, users: 1_000)).statistics
+        #expect(throws: Never.self) { try UserModelFit.fit(drafted) }
+    }
+
     @Test func theFittedModelDrivesTheSimulation() {
         var statistics = TrafficStatistics()
         statistics.impressions = 1_000

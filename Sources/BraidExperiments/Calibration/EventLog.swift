@@ -34,6 +34,9 @@ public struct EventLog: Sendable {
     public private(set) var malformedCount = 0
     public private(set) var malformed: [Malformed] = []
     var impressions: [String: Impression] = [:]
+    /// Click events on position 0, and those of team B (any cached ranking).
+    var firstPositionClicks = 0
+    var firstPositionClicksB = 0
 
     public init(experiment: String? = nil) {
         self.experiment = experiment
@@ -66,6 +69,10 @@ public struct EventLog: Sendable {
             impression.credited = event.isCredited
         case .click:
             if let position = event.position, position < 2 { impression.clicked |= 1 << UInt8(position) }
+            if event.position == 0 {
+                firstPositionClicks += 1
+                firstPositionClicksB += event.team == .b ? 1 : 0
+            }
         }
         impressions[event.experiment + "/" + event.impression] = impression
     }
@@ -101,6 +108,8 @@ public struct EventLog: Sendable {
     /// The counts the fit needs (``TrafficStatistics``).
     public var statistics: TrafficStatistics {
         var statistics = TrafficStatistics()
+        statistics.firstPositionClicks = firstPositionClicks
+        statistics.firstPositionClicksB = firstPositionClicksB
         var sessions: [UserKey: (sessions: Int, clickedFirst: Int)] = [:]
         for impression in impressions.values {
             guard impression.shown else { statistics.clicksWithoutImpression += 1; continue }
@@ -152,6 +161,10 @@ public struct TrafficStatistics: Sendable, Hashable {
     public var withoutOffset = 0
     public var withoutWindow = 0
     public var clicksWithoutImpression = 0
+    /// Click events on position 0, and those of team B: B's share is about one half when
+    /// positions 0 and 1 are a team-draft round, 0 when `interleaving.start` keeps them A's.
+    public var firstPositionClicks = 0
+    public var firstPositionClicksB = 0
 
     public init() {}
 }

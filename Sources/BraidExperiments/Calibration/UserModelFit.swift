@@ -27,7 +27,8 @@ import Foundation
 /// the click rates, each result's attractiveness being drawn afresh), kept at the default's
 /// proportions (0.1–0.4 around 0.25); the cap of attractiveness at 1 is ignored, which biases
 /// q slightly low for very active users. The experiment's `interleaving.start` must be 0 for
-/// positions 0 and 1 to be a team-draft round.
+/// positions 0 and 1 to be a team-draft round; the fit refuses events whose position-0 clicks
+/// are (nearly) all of one team.
 public enum UserModelFit {
     /// Users with two page-1 impressions or more, at least, for the spread to mean anything.
     public static let minimumUsers = 100
@@ -38,6 +39,15 @@ public enum UserModelFit {
         guard s.usersWithTwoSessions >= minimumUsers, s.sessionPairs > 0 else {
             throw UserModelFitError(
                 "\(s.usersWithTwoSessions) users have two page-1 impressions or more; the fit needs \(minimumUsers) (impression ids of format version 3 carry the user key)")
+        }
+        // Team-draft gives position 0 to B in about half the impressions; none or all means
+        // positions 0 and 1 are not a drafted round, and the estimator does not apply.
+        if s.firstPositionClicks >= minimumUsers {
+            let share = Double(s.firstPositionClicksB) / Double(s.firstPositionClicks)
+            guard (0.05...0.95).contains(share) else {
+                throw UserModelFitError(
+                    "B has \(s.firstPositionClicksB) of \(s.firstPositionClicks) clicks on position 0: positions 0 and 1 are not a team-draft round (an arm with interleaving.start above 0, or not team_draft?); plan on events of a team_draft arm with start 0")
+            }
         }
         let n = Double(s.impressions)
         let meanAttractiveness = Double(s.clickedFirst) / n
