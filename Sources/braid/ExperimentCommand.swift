@@ -4,6 +4,6 @@ import ArgumentParser
 struct ExperimentCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "experiment",
-        abstract: "Ranking experiments: how sensitive team-draft interleaving is compared with an A/B test.",
-        subcommands: [ExperimentSimulateCommand.self])
+        abstract: "Ranking experiments: how sensitive team-draft interleaving is compared with an A/B test, planned on your own traffic.",
+        subcommands: [ExperimentSimulateCommand.self, ExperimentPlanCommand.self, ExperimentRoundTripCommand.self])
 }

@@ -49,6 +49,7 @@ struct ToolOutputTests {
             "RATIO evaluation.peeking_fpr.sequential 0.035",
             "RATIO evaluation.sequential_sessions.over_fixed 0.76",
             "RATIO evaluation.sequential_sessions.over_fixed_2x 0.32",
+            "RATIO evaluation.calibration_error 0.03",
         ]
         try EvaluationGroup.check(lines.joined(separator: "\n"))
         // Any RATIO line missing fails the group.

@@ -42,6 +42,7 @@ struct EventSchemaTests {
             issuedAt: 1_794_999_990, userKey: ImpressionCodec(key: Array("k".utf8)).userKey(user: "u00001", session: nil))
         let impression = try #require(ExperimentEvent.make(.impression, token: token, receivedAt: at))
         #expect(impression.teams == 4 && impression.isCredited && impression.position == nil)
+        #expect(impression.offset == 10 && impression.slots == 6, "the page's layout, for the planner")
         let inWindow = try #require(ExperimentEvent.make(.click, token: token, position: 13, receivedAt: at))
         #expect(inWindow.teamIndex == 1 && inWindow.team == .b && inWindow.isCredited)
         let onTop = try #require(ExperimentEvent.make(.click, token: token, position: 10, receivedAt: at))

@@ -38,6 +38,11 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
     /// (`user`, `session`, `none`). Absent in events of older ids.
     public var userKey: String?
     public var userKind: String?
+    /// Impressions only: the global position of the page's first slot and its slot count, so
+    /// a consumer can tell page 1 from later pages (the experiment planner fits its click model
+    /// on page 1). Absent in events written before them.
+    public var offset: Int?
+    public var slots: Int?
     public var receivedAt: Date
 
     public init(type: Kind, experiment: String, impression: String, position: Int? = nil, team: Team? = nil, receivedAt: Date = Date()) {
@@ -51,7 +56,7 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, type, experiment, impression, position, team, teams, credited
+        case schema, type, experiment, impression, position, team, teams, credited, offset, slots
         case teamIndex = "team_index"
         case receivedAt = "received_at"
         case issuedAt = "issued_at"
@@ -79,6 +84,8 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
         switch type {
         case .impression:
             event.credited = token.creditWindow.map { !$0.isEmpty } ?? false
+            event.offset = token.offset
+            event.slots = token.slotTeams.count
         case .click:
             guard let position, let index = token.teamIndex(at: position) else { return nil }
             event.position = position
@@ -112,6 +119,10 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
         }
         if let kind = event.userKind, !["none", "session", "user"].contains(kind) {
             throw RequestValidationError("user_kind must be none, session or user")
+        }
+        if let offset = event.offset, offset < 0 { throw RequestValidationError("offset must not be negative") }
+        if let slots = event.slots, !(1...ImpressionCodec.maxSlots).contains(slots) {
+            throw RequestValidationError("slots must be 1 to \(ImpressionCodec.maxSlots)")
         }
         let teams = event.teams ?? 2
         guard (2...ImpressionToken.maxTeams).contains(teams) else {

@@ -67,9 +67,18 @@ public struct SessionSimulator: Sendable {
         public var everySlot: TeamDraftOutcome
     }
 
-    /// Page 1 of a team-draft session of a user with this ``UserPropensity`` factor, planned,
-    /// shown, clicked and credited as the gateway and workers do it.
-    public func interleavedSession(propensity: Double = 1, using random: inout SimulationRandom) -> InterleavedOutcome {
+    /// Page 1 of a team-draft session as the gateway shows it and the click model clicks it:
+    /// the team of every slot, the planner's credit window, and the positions clicked.
+    public struct InterleavedPage: Sendable, Hashable {
+        public var teams: [Team]
+        public var creditWindow: Range<Int>
+        /// 0-based, increasing.
+        public var clicks: [Int]
+    }
+
+    /// Page 1 of a team-draft session of a user with this ``UserPropensity`` factor, planned
+    /// and shown as the gateway does it, and clicked.
+    public func interleavedPage(propensity: Double = 1, using random: inout SimulationRandom) -> InterleavedPage {
         let q = random.below(queries.count)
         let rankings = queries[q]
         let planner = PagePlanner(
@@ -86,12 +95,18 @@ public struct SessionSimulator: Sendable {
             appeal.append(attractiveness.draw(preferred: preferred, propensity: propensity, using: &random))
         }
         let clicks = clickModel.clicks(attractiveness: appeal, using: &random)
-        let token = ImpressionToken(experiment: "simulation", offset: 0, teams: teams, creditWindow: planner.creditWindow, nonce: 0)
+        return InterleavedPage(teams: teams, creditWindow: planner.creditWindow, clicks: clicks)
+    }
+
+    /// ``interleavedPage(propensity:using:)`` credited as the workers do it.
+    public func interleavedSession(propensity: Double = 1, using random: inout SimulationRandom) -> InterleavedOutcome {
+        let page = interleavedPage(propensity: propensity, using: &random)
+        let token = ImpressionToken(experiment: "simulation", offset: 0, teams: page.teams, creditWindow: page.creditWindow, nonce: 0)
         var everySlot = token
         everySlot.creditWindow = token.positions
         return InterleavedOutcome(
-            window: ImpressionCredit.outcome(token, clickedPositions: clicks),
-            everySlot: ImpressionCredit.outcome(everySlot, clickedPositions: clicks))
+            window: ImpressionCredit.outcome(token, clickedPositions: page.clicks),
+            everySlot: ImpressionCredit.outcome(everySlot, clickedPositions: page.clicks))
     }
 
     /// Whether an A/B session of `arm`, of a user with this propensity factor, clicked at least once.
