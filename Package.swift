@@ -412,3 +412,5 @@ package.targets += [
         swiftSettings: strictness),
 ]
 package.targets.first { $0.name == "braid" }?.dependencies.append("BraidExperiments")
+// The gateway reads each experiment's sequential decision (issue 36) with BraidExperiments' designs.
+package.targets.first { $0.name == "BraidGateway" }?.dependencies.append("BraidExperiments")

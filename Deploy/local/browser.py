@@ -256,6 +256,25 @@ def main():
         expected = [str(outcome["impressions"]), str(outcome["wins_a"]), str(outcome["wins_b"]), str(outcome["ties"]), f"{outcome['preference']['delta']:.3f}"]
         if cells[1:6] != expected:
             raise Check(f"drawn {cells[1:6]}, API {expected}")
+
+        # The sequential decision: what is drawn is the API's reading (decision, look, p-value,
+        # confidence sequence), also in the pair's row. The page refreshes every two seconds, so
+        # compare until both agree on the same look.
+        def drawn_decision():
+            drawn = js(f"const d = {section}.querySelector('.decision'); return d && [d.dataset.decision, d.dataset.look, d.textContent, "
+                       f"{section}.querySelector('td.pair-decision').dataset.decision]")
+            reading = api("/v1/experiments/draft")["sequential"]
+            if not drawn or drawn[1] != str(reading["look"]):
+                return None
+            return drawn, reading
+        drawn, reading = wait(drawn_decision, 20, "the drawn decision at the API's look")
+        if reading["look"] < 1:
+            raise Check(f"no look taken of {outcome['wins_a'] + outcome['wins_b']} decided sessions: {reading}")
+        p_text = f"always-valid p {reading['p_value']:.4f}"
+        if drawn[0] != reading["decision"] or drawn[3] != reading["decision"] or p_text not in drawn[2]:
+            raise Check(f"drawn decision {drawn}, API {reading['decision']} with {p_text}")
+        if reading["interval"] and f"[{reading['interval']['lower']:.3f}, {reading['interval']['upper']:.3f}]" not in drawn[2]:
+            raise Check(f"drawn {drawn[2]!r} lacks the confidence sequence {reading['interval']}")
         shot("experiments")
 
     def workers():

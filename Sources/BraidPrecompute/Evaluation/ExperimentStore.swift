@@ -86,8 +86,65 @@ public struct ExperimentStore: Sendable {
         outcome.duplicates = count("duplicates")
         outcome.late = count("late")
         outcome.rejected = Dictionary(uniqueKeysWithValues: Self.rejectionReasons.map { ($0, count("rejected:\($0)")) })
+        for (name, value) in fields where name.hasPrefix(Self.lookPrefix) {
+            guard let (pair, look) = Self.parseLookField(name), let wins = Self.parseLookValue(String(buffer: value)) else { continue }
+            outcome.looks[pair, default: []].append(ExperimentLook(look: look, winsFirst: wins.0, winsSecond: wins.1))
+        }
+        for pair in outcome.looks.keys { outcome.looks[pair]?.sort { $0.look < $1.look } }
         return outcome
     }
+
+    /// Records looks of the sequential test (`look:<first>-<second>:<k>` = `<wins first> <wins
+    /// second>` in the experiment's counters hash, so ``outcome(of:)`` reads them with the
+    /// counters, no extra round trip). A look already recorded is kept (two gateways reading at
+    /// once record it once); returns what is stored for each, which the caller must use.
+    public func recordLooks(experiment: String, _ looks: [(pair: TeamPair, look: ExperimentLook)]) async throws -> [ExperimentLook] {
+        guard !looks.isEmpty else { return [] }
+        var arguments: [RESPArgument] = []
+        for (pair, look) in looks { arguments += [.string(Self.lookField(pair, look: look.look)), .string("\(look.winsFirst) \(look.winsSecond)")] }
+        let reply = try await redis.evalsha(Self.recordLooksScript, keys: [keys.experiment(experiment).counters], arguments: arguments)
+        guard case .array(let values?) = reply, values.count == looks.count else { throw LookRecordError(reply: "\(reply)") }
+        return try zip(looks, values).map { entry, value in
+            guard let text = value.string, let wins = Self.parseLookValue(text) else { throw LookRecordError(reply: "\(reply)") }
+            return ExperimentLook(look: entry.look.look, winsFirst: wins.0, winsSecond: wins.1)
+        }
+    }
+
+    static let lookPrefix = "look:"
+
+    /// The look script answered something other than the stored looks.
+    struct LookRecordError: Error, CustomStringConvertible {
+        var reply: String
+        var description: String { "unexpected reply recording sequential looks: \(reply)" }
+    }
+
+    static func lookField(_ pair: TeamPair, look: Int) -> String { "\(lookPrefix)\(pair):\(look)" }
+
+    static func parseLookField(_ name: String) -> (TeamPair, Int)? {
+        let parts = name.dropFirst(lookPrefix.count).split(separator: ":")
+        guard parts.count == 2, let look = Int(parts[1]) else { return nil }
+        let teams = parts[0].split(separator: "-")
+        guard teams.count == 2, let first = Int(teams[0]), let second = Int(teams[1]), first >= 0, first < second,
+            second < ImpressionToken.maxTeams
+        else { return nil }
+        return (TeamPair(first, second), look)
+    }
+
+    static func parseLookValue(_ text: String) -> (Int, Int)? {
+        let parts = text.split(separator: " ")
+        guard parts.count == 2, let first = Int(parts[0]), let second = Int(parts[1]) else { return nil }
+        return (first, second)
+    }
+
+    /// KEYS[1] counters; ARGV field, value, field, value…: HSETNX each, return each field's value.
+    static let recordLooksScript = RedisScript("""
+        local out = {}
+        for i = 1, #ARGV, 2 do
+          redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1])
+          out[#out + 1] = redis.call('HGET', KEYS[1], ARGV[i])
+        end
+        return out
+        """)
 
     /// Counter fields of a pair: `wins_a`, `wins_b`, `ties` for (0, 1), as before multileaving,
     /// `<i>-<j>:first`, `:second`, `:ties` for the others. Mirrors the script's `field`.
@@ -168,6 +225,123 @@ public struct ExperimentStore: Sendable {
         """)
 }
 
+/// One recorded look of a pair's sequential test: its number and the pair's wins then.
+public struct ExperimentLook: Sendable, Hashable {
+    public var look: Int
+    public var winsFirst: Int
+    public var winsSecond: Int
+
+    public init(look: Int, winsFirst: Int, winsSecond: Int) {
+        self.look = look
+        self.winsFirst = winsFirst
+        self.winsSecond = winsSecond
+    }
+}
+
+/// A pair's sequential reading (`SequentialReading` in `Schemas/openapi.yaml`): the decision,
+/// the always-valid p-value, the confidence sequence of the net preference, the looks taken.
+public struct SequentialSummary: Sendable, Hashable, Encodable {
+    /// `A` (the pair's first team), `B` (its second), `no difference`, `keep going`.
+    public var decision: String
+    public var pValue: Double
+    /// (wins_second − wins_first) / decided ± the boundary times its standard error; nil before the first look.
+    public var interval: ClosedRange<Double>?
+    /// Looks taken (the latest one's number) and the decided sessions at it.
+    public var look: Int
+    public var decidedSessions: Int
+    public var decidedAtLook: Int?
+    /// With `no difference`: the margin the design rules out (a net preference this large
+    /// would have been found with the design's power).
+    public var bound: Double?
+
+    public init(decision: String, pValue: Double, interval: ClosedRange<Double>?, look: Int, decidedSessions: Int, decidedAtLook: Int?, bound: Double?) {
+        self.decision = decision
+        self.pValue = pValue
+        self.interval = interval
+        self.look = look
+        self.decidedSessions = decidedSessions
+        self.decidedAtLook = decidedAtLook
+        self.bound = bound
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case decision, interval, look, bound
+        case pValue = "p_value"
+        case decidedSessions = "decided_sessions"
+        case decidedAtLook = "decided_at_look"
+    }
+
+    enum IntervalKeys: String, CodingKey { case lower, upper }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(decision, forKey: .decision)
+        try container.encode(pValue, forKey: .pValue)
+        if let interval {
+            var nested = container.nestedContainer(keyedBy: IntervalKeys.self, forKey: .interval)
+            try nested.encode(interval.lowerBound, forKey: .lower)
+            try nested.encode(interval.upperBound, forKey: .upper)
+        } else {
+            try container.encodeNil(forKey: .interval)
+        }
+        try container.encode(look, forKey: .look)
+        try container.encode(decidedSessions, forKey: .decidedSessions)
+        try container.encode(decidedAtLook, forKey: .decidedAtLook)
+        try container.encode(bound, forKey: .bound)
+    }
+}
+
+/// The experiment's sequential test (`sequential` of `ExperimentOutcome`): the design it was
+/// read with, how the pairs' errors are controlled, and the reading of teams 0 and 1.
+public struct SequentialOutcome: Sendable, Hashable, Encodable {
+    public struct Design: Sendable, Hashable, Encodable {
+        public var margin: Double
+        public var power: Double
+        public var alpha: Double
+        public var lookEvery: Int
+        public var looks: Int
+        public var maxSessions: Int
+        public var fixedSessions: Int
+
+        public init(margin: Double, power: Double, alpha: Double, lookEvery: Int, looks: Int, maxSessions: Int, fixedSessions: Int) {
+            self.margin = margin
+            self.power = power
+            self.alpha = alpha
+            self.lookEvery = lookEvery
+            self.looks = looks
+            self.maxSessions = maxSessions
+            self.fixedSessions = fixedSessions
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case margin, power, alpha, looks
+            case lookEvery = "look_every"
+            case maxSessions = "max_sessions"
+            case fixedSessions = "fixed_sessions"
+        }
+    }
+
+    public var design: Design
+    /// `none` for two teams; `holm` under multileaving (the pairs' decisions by Holm's procedure).
+    public var correction: String
+    public var reading: SequentialSummary
+
+    public init(design: Design, correction: String, reading: SequentialSummary) {
+        self.design = design
+        self.correction = correction
+        self.reading = reading
+    }
+
+    enum CodingKeys: String, CodingKey { case design, correction }
+
+    public func encode(to encoder: any Encoder) throws {
+        try reading.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(design, forKey: .design)
+        try container.encode(correction, forKey: .correction)
+    }
+}
+
 /// `GET /v1/experiments/{id}` (`ExperimentOutcome` in `Schemas/openapi.yaml`): wins, ties,
 /// the sign test and the preference Δ with its 95 % interval, for A against B (teams 0 and 1)
 /// at the top level and for every pair of teams in `pairs` (one for two teams, k(k + 1)/2 for
@@ -183,6 +357,8 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
         public var ties: Int
         public var pValue: Double
         public var preference: PreferenceEstimate
+        /// The pair's sequential reading (under multileaving, decided by Holm's procedure).
+        public var sequential: SequentialSummary?
 
         public init(_ pair: TeamPair, _ outcome: PreferenceOutcome) {
             first = pair.first
@@ -195,7 +371,7 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case first, second, ties, preference
+            case first, second, ties, preference, sequential
             case winsFirst = "wins_first"
             case winsSecond = "wins_second"
             case pValue = "p_value"
@@ -223,6 +399,10 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
     /// (`foreign_user`), or an id of format version 1 or 2 (`outdated`). Forged ids are not
     /// here: nothing in them can be trusted to name an experiment.
     public var rejected: [String: Int] = [:]
+    /// The sequential test (``SequentialOutcome``); filled by the gateway, which knows the design.
+    public var sequential: SequentialOutcome?
+    /// The sequential test's recorded looks per pair, oldest first (not part of the JSON).
+    public var looks: [TeamPair: [ExperimentLook]] = [:]
 
     /// - Parameter pairs: the outcome of every pair of `teams` teams; (0, 1) fills the
     ///   top-level A-against-B fields.
@@ -240,7 +420,7 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case experiment, impressions, ties, preference, teams, pairs, duplicates, late, rejected
+        case experiment, impressions, ties, preference, teams, pairs, duplicates, late, rejected, sequential
         case winsA = "wins_a"
         case winsB = "wins_b"
         case pValue = "p_value"
