@@ -275,6 +275,19 @@ def main():
             raise Check(f"drawn decision {drawn}, API {reading['decision']} with {p_text}")
         if reading["interval"] and f"[{reading['interval']['lower']:.3f}, {reading['interval']['upper']:.3f}]" not in drawn[2]:
             raise Check(f"drawn {drawn[2]!r} lacks the confidence sequence {reading['interval']}")
+
+        # Credit by the age of B's snapshot: one row per bucket, the API's counts. The clicks
+        # above came from pages whose snapshot was just computed: they are under 15 minutes old.
+        def drawn_freshness():
+            rows = js(f"return [...{section}.querySelectorAll('table.freshness tr.age')].map(r => [r.dataset.bucket, "
+                      "...[...r.querySelectorAll('td')].slice(1, 5).map(n => n.textContent)])")
+            buckets = api("/v1/experiments/draft")["freshness"]
+            expected = [[b["bucket"], str(b["impressions"]), str(b["wins_a"]), str(b["wins_b"]), str(b["ties"])] for b in buckets]
+            return (rows, expected) if rows == expected else None
+        rows, expected = wait(drawn_freshness, 20, "the freshness table to match the API")
+        fresh = next(row for row in expected if row[0] == "under_15m")
+        if int(fresh[1]) < 10:
+            raise Check(f"the impressions of just-computed snapshots are not under 15 minutes old: {expected}")
         shot("experiments")
 
     def workers():

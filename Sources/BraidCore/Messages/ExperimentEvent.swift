@@ -38,6 +38,9 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
     /// (`user`, `session`, `none`). Absent in events of older ids.
     public var userKey: String?
     public var userKind: String?
+    /// The age in seconds of team 1's snapshot when the page was served (version-4 ids): the
+    /// worker credits the impression in its ``SnapshotAge`` bucket too. Absent in events of older ids.
+    public var snapshotAgeSeconds: Int?
     public var receivedAt: Date
 
     public init(type: Kind, experiment: String, impression: String, position: Int? = nil, team: Team? = nil, receivedAt: Date = Date()) {
@@ -57,6 +60,7 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
         case issuedAt = "issued_at"
         case userKey = "user_key"
         case userKind = "user_kind"
+        case snapshotAgeSeconds = "snapshot_age_seconds"
     }
 
     /// Whether a consumer credits it (`credited` absent counts as true).
@@ -70,6 +74,7 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
     ) -> ExperimentEvent? {
         var event = ExperimentEvent(type: type, experiment: token.experiment, impression: token.id, receivedAt: receivedAt)
         event.teams = token.teamCount
+        event.snapshotAgeSeconds = token.snapshotAgeSeconds
         if let issuedAt = token.issuedAt {
             event.issuedAt = Date(timeIntervalSince1970: TimeInterval(issuedAt))
             let user = token.userKey ?? UserKey.nobody
@@ -112,6 +117,9 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
         }
         if let kind = event.userKind, !["none", "session", "user"].contains(kind) {
             throw RequestValidationError("user_kind must be none, session or user")
+        }
+        if let age = event.snapshotAgeSeconds, !(0...ImpressionToken.maxSnapshotAgeSeconds).contains(age) {
+            throw RequestValidationError("snapshot_age_seconds must be 0 to \(ImpressionToken.maxSnapshotAgeSeconds)")
         }
         let teams = event.teams ?? 2
         guard (2...ImpressionToken.maxTeams).contains(teams) else {

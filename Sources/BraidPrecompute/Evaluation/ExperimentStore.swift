@@ -57,6 +57,7 @@ public struct ExperimentStore: Sendable {
             arguments: [
                 .string(event.type.rawValue), .integer(Int64(event.position ?? -1)), .integer(Int64(team)),
                 .integer(Int64(impressionTTLSeconds)), .integer(Int64(event.teams ?? 2)),
+                .string(SnapshotAge(seconds: event.snapshotAgeSeconds).rawValue),
             ])
         switch reply {
         case .integer(1): return .credited
@@ -91,6 +92,12 @@ public struct ExperimentStore: Sendable {
             outcome.looks[pair, default: []].append(ExperimentLook(look: look, winsFirst: wins.0, winsSecond: wins.1))
         }
         for pair in outcome.looks.keys { outcome.looks[pair]?.sort { $0.look < $1.look } }
+        outcome.freshness = SnapshotAge.allCases.map { age in
+            let prefix = "age:\(age.rawValue):"
+            return FreshnessBucket(
+                age: age, impressions: count(prefix + "impressions"),
+                outcome: PreferenceOutcome(winsA: count(prefix + "wins_a"), winsB: count(prefix + "wins_b"), ties: count(prefix + "ties")))
+        }
         return outcome
     }
 
@@ -161,6 +168,10 @@ public struct ExperimentStore: Sendable {
     /// counts its impression if that event is missing. `teams` in the counters is the most
     /// teams any impression compared. Team 0 and 1 clicks keep the names of two-team credit
     /// (`clicks_a`, `clicks_b`), so impressions in flight across an upgrade stay consistent.
+    /// ARGV[6] is the impression's ``SnapshotAge`` bucket: a new impression keeps it in its
+    /// state (`age`) and counts in `age:<bucket>:impressions` and `:ties`; a click that moves
+    /// teams 0 and 1 moves the same counters of its impression's bucket (impressions credited
+    /// before buckets existed have no `age` and count in none).
     /// Returns 1 when something was credited, 2 for a duplicate (an impression event seen
     /// before, or a click on a position already clicked: `duplicates` counts it), 0 otherwise.
     static let recordScript = RedisScript("""
@@ -179,8 +190,10 @@ public struct ExperimentStore: Sendable {
         local changed = 0
         local teams = tonumber(ARGV[5])
         if redis.call('HSETNX', KEYS[2], 'seen', '1') == 1 then
-          redis.call('HSET', KEYS[2], 'teams', teams)
+          redis.call('HSET', KEYS[2], 'teams', teams, 'age', ARGV[6])
           redis.call('HINCRBY', KEYS[1], 'impressions', 1)
+          redis.call('HINCRBY', KEYS[1], 'age:' .. ARGV[6] .. ':impressions', 1)
+          redis.call('HINCRBY', KEYS[1], 'age:' .. ARGV[6] .. ':ties', 1)
           for i = 0, teams - 2 do
             for j = i + 1, teams - 1 do redis.call('HINCRBY', KEYS[1], field(i, j, 'ties'), 1) end
           end
@@ -204,6 +217,7 @@ public struct ExperimentStore: Sendable {
         end
         redis.call('EXPIRE', KEYS[3], ARGV[4])
         local clicks = {}
+        local age = redis.call('HGET', KEYS[2], 'age')
         for t = 0, teams - 1 do clicks[t] = tonumber(redis.call('HGET', KEYS[2], clicksField(t)) or '0') end
         for other = 0, teams - 1 do
           if other ~= team then
@@ -217,12 +231,57 @@ public struct ExperimentStore: Sendable {
             if before ~= after then
               redis.call('HINCRBY', KEYS[1], field(i, j, before), -1)
               redis.call('HINCRBY', KEYS[1], field(i, j, after), 1)
+              if age and i == 0 and j == 1 then
+                redis.call('HINCRBY', KEYS[1], 'age:' .. age .. ':' .. field(i, j, before), -1)
+                redis.call('HINCRBY', KEYS[1], 'age:' .. age .. ':' .. field(i, j, after), 1)
+              end
             end
           end
         end
         redis.call('HSET', KEYS[2], clicksField(team), clicks[team] + 1)
         return 1
         """)
+}
+
+/// Credit of teams 0 and 1 among the impressions whose snapshot was of one age
+/// (`freshness` of `ExperimentOutcome`): whether B loses because it is stale.
+public struct FreshnessBucket: Sendable, Hashable, Encodable {
+    public var age: SnapshotAge
+    public var impressions: Int
+    public var winsA: Int
+    public var winsB: Int
+    public var ties: Int
+    public var preference: PreferenceEstimate
+
+    public init(age: SnapshotAge, impressions: Int, outcome: PreferenceOutcome) {
+        self.age = age
+        self.impressions = impressions
+        winsA = outcome.winsA
+        winsB = outcome.winsB
+        ties = outcome.ties
+        preference = outcome.preference
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case impressions, ties, preference
+        case age = "bucket"
+        case winsA = "wins_a"
+        case winsB = "wins_b"
+        case fromSeconds = "from_seconds"
+        case toSeconds = "to_seconds"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(age, forKey: .age)
+        try container.encode(age.seconds?.from, forKey: .fromSeconds)
+        try container.encode(age.seconds?.to, forKey: .toSeconds)
+        try container.encode(impressions, forKey: .impressions)
+        try container.encode(winsA, forKey: .winsA)
+        try container.encode(winsB, forKey: .winsB)
+        try container.encode(ties, forKey: .ties)
+        try container.encode(preference, forKey: .preference)
+    }
 }
 
 /// One recorded look of a pair's sequential test: its number and the pair's wins then.
@@ -399,6 +458,9 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
     /// (`foreign_user`), or an id of format version 1 or 2 (`outdated`). Forged ids are not
     /// here: nothing in them can be trusted to name an experiment.
     public var rejected: [String: Int] = [:]
+    /// Credit of A against B by the age of B's snapshot when the page was served, one entry per
+    /// ``SnapshotAge`` in order.
+    public var freshness: [FreshnessBucket] = []
     /// The sequential test (``SequentialOutcome``); filled by the gateway, which knows the design.
     public var sequential: SequentialOutcome?
     /// The sequential test's recorded looks per pair, oldest first (not part of the JSON).
@@ -420,7 +482,7 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case experiment, impressions, ties, preference, teams, pairs, duplicates, late, rejected, sequential
+        case experiment, impressions, ties, preference, teams, pairs, duplicates, late, rejected, sequential, freshness
         case winsA = "wins_a"
         case winsB = "wins_b"
         case pValue = "p_value"

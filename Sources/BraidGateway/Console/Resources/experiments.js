@@ -66,6 +66,19 @@ function decision(outcome) {
       ', α ' + d.alpha + (s.correction === 'holm' ? ' · pairs decided by Holm\'s procedure across the ' + outcome.pairs.length + ' pairs' : '') }));
 }
 
+// Credit of A against B by the age of B's snapshot when the page was served: whether B
+// loses because it is stale.
+const AGE_NAMES = { under_15m: 'under 15 min', '15m_to_1h': '15 min – 1 h', '1h_to_6h': '1 – 6 h', '6h_or_more': '6 h or more', unknown: 'unknown (older ids)' };
+function freshness(outcome) {
+  const rows = (outcome.freshness || []).map(bucket => el('tr', { class: 'age', 'data-bucket': bucket.bucket },
+    el('td', { class: 'text', text: AGE_NAMES[bucket.bucket] || bucket.bucket }), el('td', { text: bucket.impressions }),
+    el('td', { text: bucket.wins_a }), el('td', { text: bucket.wins_b }), el('td', { text: bucket.ties }),
+    el('td', { text: fixed(bucket.preference.delta, 3) }),
+    el('td', { text: '[' + fixed(bucket.preference.ci_lower, 3) + ', ' + fixed(bucket.preference.ci_upper, 3) + ']' })));
+  return el('table', { class: 'freshness' },
+    el('tr', {}, ['age of B\'s snapshot', 'impressions', 'wins A', 'wins B', 'ties', 'Δ', '95 % interval'].map(h => el('th', { text: h }))), rows);
+}
+
 async function renderExperiments(main, generation) {
   const overview = Console.overview;
   const box = el('div', { id: 'experiments' });
@@ -97,6 +110,7 @@ async function renderExperiments(main, generation) {
         el('div', { class: 'meta', text: 'A vs B: Δ ' + fixed(p.delta, 3) + ' [' + fixed(p.ci_lower, 3) + ', ' + fixed(p.ci_upper, 3) + '], p ' + fixed(outcome.p_value, 4) +
           ' · ' + history.samples.length + ' samples' }),
         evidence(outcome),
+        freshness(outcome),
         chart(history.samples)));
     }
     if (generation === Console.generation) { box.replaceChildren(...parts); main.dataset.ready = 'true'; }
