@@ -444,3 +444,5 @@ package.targets += [
         ],
         swiftSettings: strictness),
 ]
+// The gateway reads each experiment's sequential decision (issue 36) with BraidExperiments' designs.
+package.targets.first { $0.name == "BraidGateway" }?.dependencies.append("BraidExperiments")

@@ -256,6 +256,38 @@ def main():
         expected = [str(outcome["impressions"]), str(outcome["wins_a"]), str(outcome["wins_b"]), str(outcome["ties"]), f"{outcome['preference']['delta']:.3f}"]
         if cells[1:6] != expected:
             raise Check(f"drawn {cells[1:6]}, API {expected}")
+
+        # The sequential decision: what is drawn is the API's reading (decision, look, p-value,
+        # confidence sequence), also in the pair's row. The page refreshes every two seconds, so
+        # compare until both agree on the same look.
+        def drawn_decision():
+            drawn = js(f"const d = {section}.querySelector('.decision'); return d && [d.dataset.decision, d.dataset.look, d.textContent, "
+                       f"{section}.querySelector('td.pair-decision').dataset.decision]")
+            reading = api("/v1/experiments/draft")["sequential"]
+            if not drawn or drawn[1] != str(reading["look"]):
+                return None
+            return drawn, reading
+        drawn, reading = wait(drawn_decision, 20, "the drawn decision at the API's look")
+        if reading["look"] < 1:
+            raise Check(f"no look taken of {outcome['wins_a'] + outcome['wins_b']} decided sessions: {reading}")
+        p_text = f"always-valid p {reading['p_value']:.4f}"
+        if drawn[0] != reading["decision"] or drawn[3] != reading["decision"] or p_text not in drawn[2]:
+            raise Check(f"drawn decision {drawn}, API {reading['decision']} with {p_text}")
+        if reading["interval"] and f"[{reading['interval']['lower']:.3f}, {reading['interval']['upper']:.3f}]" not in drawn[2]:
+            raise Check(f"drawn {drawn[2]!r} lacks the confidence sequence {reading['interval']}")
+
+        # Credit by the age of B's snapshot: one row per bucket, the API's counts. The clicks
+        # above came from pages whose snapshot was just computed: they are under 15 minutes old.
+        def drawn_freshness():
+            rows = js(f"return [...{section}.querySelectorAll('table.freshness tr.age')].map(r => [r.dataset.bucket, "
+                      "...[...r.querySelectorAll('td')].slice(1, 5).map(n => n.textContent)])")
+            buckets = api("/v1/experiments/draft")["freshness"]
+            expected = [[b["bucket"], str(b["impressions"]), str(b["wins_a"]), str(b["wins_b"]), str(b["ties"])] for b in buckets]
+            return (rows, expected) if rows == expected else None
+        rows, expected = wait(drawn_freshness, 20, "the freshness table to match the API")
+        fresh = next(row for row in expected if row[0] == "under_15m")
+        if int(fresh[1]) < 10:
+            raise Check(f"the impressions of just-computed snapshots are not under 15 minutes old: {expected}")
         shot("experiments")
 
     def workers():

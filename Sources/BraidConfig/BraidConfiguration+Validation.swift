@@ -161,6 +161,10 @@ extension BraidConfiguration {
     private func validateInterleavingSection() throws(ConfigurationError) {
         func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
         let section = interleaving
+        try Self.validateSequential(section.sequential, path: "interleaving.sequential")
+        for arm in section.arms {
+            if let own = arm.sequential { try Self.validateSequential(own.applied(to: section.sequential), path: "interleaving.arms.\(arm.name).sequential") }
+        }
         guard !section.arms.isEmpty else {
             try validateInterleaving("interleaving", ranking: section.ranking, start: section.start, maxDocs: section.maxDocs, pattern: section.pattern)
             if section.pattern != nil, section.mode == .teamDraft { throw fail(Self.patternInTeamDraft("interleaving.pattern")) }
@@ -197,6 +201,18 @@ extension BraidConfiguration {
         if section.pattern != nil, !section.arms.contains(where: { ($0.mode ?? section.mode) == .pattern && $0.pattern == nil }) {
             throw fail("interleaving.pattern: no arm uses it (every arm is team_draft or sets its own pattern); remove it")
         }
+    }
+
+    /// Ranges only: whether a design fits `max_sessions` takes the design's computation, which
+    /// the gateway does at start (`ExperimentDesigns`).
+    static func validateSequential(_ section: SequentialSection, path: String) throws(ConfigurationError) {
+        func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
+        guard section.margin >= 0.01, section.margin <= 0.9 else {
+            throw fail("\(path).margin must be 0.01-0.9 (B's wins minus A's over the decided sessions)")
+        }
+        guard section.power >= 0.6, section.power <= 0.99 else { throw fail("\(path).power must be 0.6-0.99") }
+        guard (1...1_000_000).contains(section.lookEvery) else { throw fail("\(path).look_every must be 1-1000000 decided sessions") }
+        guard (0...1_000_000_000).contains(section.maxSessions) else { throw fail("\(path).max_sessions must be 0-1000000000 (0: no limit)") }
     }
 
     static func patternInTeamDraft(_ key: String) -> String {

@@ -146,7 +146,49 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         /// Experiment arms: each overrides some of the fields above for a share of sessions
         /// (stable hash of `session`). Empty: every request uses the fields above.
         public var arms: [ArmSection] = []
+        /// The sequential test of every experiment's outcome; an arm's `sequential` overrides it.
+        public var sequential = SequentialSection()
         public init() {}
+    }
+
+    /// `interleaving.sequential`: what a team plans its experiments for. The group-sequential
+    /// test of `GET /v1/experiments/{id}` is built from it (README, "Reading a sequential
+    /// decision"); the sessions that count are the decided ones (one team got more clicks).
+    public struct SequentialSection: Codable, Sendable, Equatable {
+        /// The smallest net preference to detect: (wins_B − wins_A) / (wins_A + wins_B).
+        public var margin = 0.1
+        /// Chance of deciding for the better ranking when it is better by `margin`.
+        public var power = 0.8
+        /// Decided sessions between looks.
+        public var lookEvery = 100
+        /// The most decided sessions the team can wait for; a design that needs more is refused
+        /// at start. 0: no limit (the design's own maximum).
+        public var maxSessions = 0
+        public init() {}
+    }
+
+    /// An arm's `sequential`: the fields it sets replace `interleaving.sequential`'s.
+    public struct SequentialOverride: Codable, Sendable, Equatable {
+        public var margin: Double?
+        public var power: Double?
+        public var lookEvery: Int?
+        public var maxSessions: Int?
+        public init(margin: Double? = nil, power: Double? = nil, lookEvery: Int? = nil, maxSessions: Int? = nil) {
+            self.margin = margin
+            self.power = power
+            self.lookEvery = lookEvery
+            self.maxSessions = maxSessions
+        }
+
+        /// `base` with the fields set here.
+        public func applied(to base: SequentialSection) -> SequentialSection {
+            var out = base
+            if let margin { out.margin = margin }
+            if let power { out.power = power }
+            if let lookEvery { out.lookEvery = lookEvery }
+            if let maxSessions { out.maxSessions = maxSessions }
+            return out
+        }
     }
 
     /// One experiment arm of the interleaving; omitted fields keep the section's values.
@@ -162,12 +204,16 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         /// Team-draft multileaving: the cached rankings (1 to 4, teams 1… in this order)
         /// drafted with the live ranking (team 0) instead of one `ranking`; needs `team_draft`.
         public var multileave: [String]?
+        /// This experiment's sequential design, over `interleaving.sequential`.
+        public var sequential: SequentialOverride?
 
         public init(
             name: String, weight: Int, ranking: String? = nil, start: Int? = nil, maxDocs: Int? = nil,
-            pattern: String? = nil, mode: InterleavingConfiguration.Mode? = nil, multileave: [String]? = nil
+            pattern: String? = nil, mode: InterleavingConfiguration.Mode? = nil, multileave: [String]? = nil,
+            sequential: SequentialOverride? = nil
         ) {
             self.multileave = multileave
+            self.sequential = sequential
             self.name = name
             self.weight = weight
             self.ranking = ranking

@@ -20,13 +20,14 @@ struct BrowserCommand: AsyncParsableCommand {
         let status: Int32
         do {
             let stack = try await LocalStack.start(in: run, partitions: partitions, documents: 2_000, users: 50, say: say)
-            // Two arms, one of them team-draft (the experiments page), and samples every second.
+            // Two arms, one of them team-draft (the experiments page) with a sequential design that
+            // looks every 2 decided sessions (the clicks below take a few looks), and samples every second.
             let config = run.file("braid.yaml")
             try """
                 interleaving:
                   arms:
                     - {name: control, weight: 50}
-                    - {name: draft, weight: 50, mode: team_draft}
+                    - {name: draft, weight: 50, mode: team_draft, sequential: {margin: 0.5, look_every: 2}}
                 console:
                   sample_interval_ms: 1000
 

@@ -35,3 +35,21 @@ extension BraidConfiguration {
         return ArmSelector(arms: arms, refreshAfterSeconds: rankings.mapValues(\.refreshAfterSeconds), snapshotSizes: rankings.mapValues(\.size))
     }
 }
+
+extension BraidConfiguration {
+    /// The sequential designs of `interleaving.sequential` and the arms' `sequential`, built and
+    /// checked against their `max_sessions` (a ``ConfigurationError`` naming the key otherwise).
+    public func experimentDesigns() throws(ConfigurationError) -> ExperimentDesigns {
+        func settings(_ section: SequentialSection) -> ExperimentDesigns.Settings {
+            ExperimentDesigns.Settings(margin: section.margin, power: section.power, lookEvery: section.lookEvery, maxSessions: section.maxSessions)
+        }
+        let base = interleaving.sequential
+        var experiments: [String: ExperimentDesigns.Settings] = [:]
+        for arm in interleaving.arms { if let own = arm.sequential { experiments[arm.name] = settings(own.applied(to: base)) } }
+        do {
+            return try ExperimentDesigns(defaults: settings(base), experiments: experiments)
+        } catch {
+            throw ConfigurationError(message: error.description)
+        }
+    }
+}

@@ -35,6 +35,8 @@ public struct GatewayAssembly: Sendable {
         self.configuration = configuration
         let listeners = try configuration.validateExposure(of: .gateway)
         self.listeners = listeners
+        // Before any client: a design that does not fit its max_sessions stops the gateway here.
+        let designs = try configuration.experimentDesigns()
         let redis = try configuration.redis.makeClient()
         let keys = configuration.redis.cacheKeys
         let store = PrecomputeStore(redis: redis, keys: keys)
@@ -68,7 +70,8 @@ public struct GatewayAssembly: Sendable {
             nearCacheBytes: gateway.nearCacheBytes, admission: admission, logger: logger)
         let events = EventService(
             codec: impressions, producer: producer, topic: configuration.kafka.eventsTopic,
-            experiments: ExperimentStore(redis: redis, keys: keys), windowSeconds: gateway.impressionWindowSeconds, logger: logger)
+            experiments: ExperimentStore(redis: redis, keys: keys), windowSeconds: gateway.impressionWindowSeconds,
+            designs: designs, logger: logger)
         var console: ConsoleRoutes?
         var background: [any Service] = []
         if configuration.console.enabled {

@@ -79,6 +79,13 @@ struct MultileaveSessionTests {
             #expect(outcome["teams"] as? Int == 3 && outcome["impressions"] as? Int == 1, "\(outcome.object)")
             #expect(pair(0, 2)?["wins_second"] as? Int == 1, "\(outcome.object)")
             #expect(pair(0, 1)?["ties"] as? Int == 1, "teams 0 and 1 had no click: a tie. \(outcome.object)")
+            // The sequential reading: three pairs decided by Holm's procedure, each with its own reading.
+            let sequential = try #require(outcome["sequential"] as? [String: Any], "\(outcome.object)")
+            #expect(sequential["correction"] as? String == "holm" && sequential["decision"] as? String == "keep going", "\(sequential)")
+            for (first, second) in [(0, 1), (0, 2), (1, 2)] {
+                let reading = pair(first, second)?["sequential"] as? [String: Any]
+                #expect(reading?["decision"] as? String == "keep going" && reading?["look"] as? Int == 0, "\(first)-\(second): \(String(describing: reading))")
+            }
         }
     }
 

@@ -1924,6 +1924,8 @@ extension Components {
                 public var pValue: Swift.Double
                 /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/PairsPayload/preference`.
                 public var preference: Components.Schemas.Preference
+                /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/PairsPayload/sequential`.
+                public var sequential: Components.Schemas.SequentialReading
                 /// Creates a new `PairsPayloadPayload`.
                 ///
                 /// - Parameters:
@@ -1934,6 +1936,7 @@ extension Components {
                 ///   - ties:
                 ///   - pValue:
                 ///   - preference:
+                ///   - sequential:
                 public init(
                     first: Swift.Int,
                     second: Swift.Int,
@@ -1941,7 +1944,8 @@ extension Components {
                     winsSecond: Swift.Int,
                     ties: Swift.Int,
                     pValue: Swift.Double,
-                    preference: Components.Schemas.Preference
+                    preference: Components.Schemas.Preference,
+                    sequential: Components.Schemas.SequentialReading
                 ) {
                     self.first = first
                     self.second = second
@@ -1950,6 +1954,7 @@ extension Components {
                     self.ties = ties
                     self.pValue = pValue
                     self.preference = preference
+                    self.sequential = sequential
                 }
                 public enum CodingKeys: String, CodingKey {
                     case first
@@ -1959,6 +1964,7 @@ extension Components {
                     case ties
                     case pValue = "p_value"
                     case preference
+                    case sequential
                 }
             }
             /// Every pair of teams, first < second (one pair for two teams).
@@ -1969,6 +1975,134 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/pairs`.
             public var pairs: Components.Schemas.ExperimentOutcome.PairsPayload
+            /// Credit of A against B by the age of B's snapshot, one entry per bucket in this order.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/freshness`.
+            public var freshness: [Components.Schemas.FreshnessBucket]
+            /// The group-sequential test of teams 0 and 1 (its reading, as in `SequentialReading`), the design it is read with (interleaving.sequential, or the arm's `sequential`), and how the pairs' errors are controlled: `holm` under multileaving (each pair's `sequential.decision` by Holm's procedure across the pairs), `none` for two teams.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/sequential`.
+            public struct SequentialPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/sequential/value1`.
+                public var value1: Components.Schemas.SequentialReading
+                /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/sequential/value2`.
+                public struct Value2Payload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/sequential/value2/correction`.
+                    @frozen public enum CorrectionPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case none = "none"
+                        case holm = "holm"
+                    }
+                    /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/sequential/value2/correction`.
+                    public var correction: Components.Schemas.ExperimentOutcome.SequentialPayload.Value2Payload.CorrectionPayload
+                    /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/sequential/value2/design`.
+                    public struct DesignPayload: Codable, Hashable, Sendable {
+                        /// The net preference planned for: (wins of B − wins of A) / decided sessions.
+                        ///
+                        /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/sequential/value2/design/margin`.
+                        public var margin: Swift.Double
+                        /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/sequential/value2/design/power`.
+                        public var power: Swift.Double
+                        /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/sequential/value2/design/alpha`.
+                        public var alpha: Swift.Double
+                        /// Decided sessions between looks.
+                        ///
+                        /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/sequential/value2/design/look_every`.
+                        public var lookEvery: Swift.Int
+                        /// K: the design's last look.
+                        ///
+                        /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/sequential/value2/design/looks`.
+                        public var looks: Swift.Int
+                        /// Decided sessions at look K.
+                        ///
+                        /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/sequential/value2/design/max_sessions`.
+                        public var maxSessions: Swift.Int
+                        /// Decided sessions a single test at the end would need for the same power.
+                        ///
+                        /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/sequential/value2/design/fixed_sessions`.
+                        public var fixedSessions: Swift.Int
+                        /// Creates a new `DesignPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - margin: The net preference planned for: (wins of B − wins of A) / decided sessions.
+                        ///   - power:
+                        ///   - alpha:
+                        ///   - lookEvery: Decided sessions between looks.
+                        ///   - looks: K: the design's last look.
+                        ///   - maxSessions: Decided sessions at look K.
+                        ///   - fixedSessions: Decided sessions a single test at the end would need for the same power.
+                        public init(
+                            margin: Swift.Double,
+                            power: Swift.Double,
+                            alpha: Swift.Double,
+                            lookEvery: Swift.Int,
+                            looks: Swift.Int,
+                            maxSessions: Swift.Int,
+                            fixedSessions: Swift.Int
+                        ) {
+                            self.margin = margin
+                            self.power = power
+                            self.alpha = alpha
+                            self.lookEvery = lookEvery
+                            self.looks = looks
+                            self.maxSessions = maxSessions
+                            self.fixedSessions = fixedSessions
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case margin
+                            case power
+                            case alpha
+                            case lookEvery = "look_every"
+                            case looks
+                            case maxSessions = "max_sessions"
+                            case fixedSessions = "fixed_sessions"
+                        }
+                    }
+                    /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/sequential/value2/design`.
+                    public var design: Components.Schemas.ExperimentOutcome.SequentialPayload.Value2Payload.DesignPayload
+                    /// Creates a new `Value2Payload`.
+                    ///
+                    /// - Parameters:
+                    ///   - correction:
+                    ///   - design:
+                    public init(
+                        correction: Components.Schemas.ExperimentOutcome.SequentialPayload.Value2Payload.CorrectionPayload,
+                        design: Components.Schemas.ExperimentOutcome.SequentialPayload.Value2Payload.DesignPayload
+                    ) {
+                        self.correction = correction
+                        self.design = design
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case correction
+                        case design
+                    }
+                }
+                /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/sequential/value2`.
+                public var value2: Components.Schemas.ExperimentOutcome.SequentialPayload.Value2Payload
+                /// Creates a new `SequentialPayload`.
+                ///
+                /// - Parameters:
+                ///   - value1:
+                ///   - value2:
+                public init(
+                    value1: Components.Schemas.SequentialReading,
+                    value2: Components.Schemas.ExperimentOutcome.SequentialPayload.Value2Payload
+                ) {
+                    self.value1 = value1
+                    self.value2 = value2
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    self.value1 = try .init(from: decoder)
+                    self.value2 = try .init(from: decoder)
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try self.value1.encode(to: encoder)
+                    try self.value2.encode(to: encoder)
+                }
+            }
+            /// The group-sequential test of teams 0 and 1 (its reading, as in `SequentialReading`), the design it is read with (interleaving.sequential, or the arm's `sequential`), and how the pairs' errors are controlled: `holm` under multileaving (each pair's `sequential.decision` by Holm's procedure across the pairs), `none` for two teams.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/sequential`.
+            public var sequential: Components.Schemas.ExperimentOutcome.SequentialPayload
             /// Creates a new `ExperimentOutcome`.
             ///
             /// - Parameters:
@@ -1984,6 +2118,8 @@ extension Components {
             ///   - preference:
             ///   - teams: Teams compared; 0 is the live ranking.
             ///   - pairs: Every pair of teams, first < second (one pair for two teams).
+            ///   - freshness: Credit of A against B by the age of B's snapshot, one entry per bucket in this order.
+            ///   - sequential: The group-sequential test of teams 0 and 1 (its reading, as in `SequentialReading`), the design it is read with (interleaving.sequential, or the arm's `sequential`), and how the pairs' errors are controlled: `holm` under multileaving (each pair's `sequential.decision` by Holm's procedure across the pairs), `none` for two teams.
             public init(
                 experiment: Swift.String,
                 impressions: Swift.Int,
@@ -1996,7 +2132,9 @@ extension Components {
                 pValue: Swift.Double,
                 preference: Components.Schemas.Preference,
                 teams: Swift.Int,
-                pairs: Components.Schemas.ExperimentOutcome.PairsPayload
+                pairs: Components.Schemas.ExperimentOutcome.PairsPayload,
+                freshness: [Components.Schemas.FreshnessBucket],
+                sequential: Components.Schemas.ExperimentOutcome.SequentialPayload
             ) {
                 self.experiment = experiment
                 self.impressions = impressions
@@ -2010,6 +2148,8 @@ extension Components {
                 self.preference = preference
                 self.teams = teams
                 self.pairs = pairs
+                self.freshness = freshness
+                self.sequential = sequential
             }
             public enum CodingKeys: String, CodingKey {
                 case experiment
@@ -2024,6 +2164,180 @@ extension Components {
                 case preference
                 case teams
                 case pairs
+                case freshness
+                case sequential
+            }
+        }
+        /// Teams 0 and 1 (A and B) among the impressions whose B snapshot (a multileave's first cached ranking) was of this age when the page was served, from the age the impression id carries (version 4). `unknown`: impressions of older ids.
+        ///
+        /// - Remark: Generated from `#/components/schemas/FreshnessBucket`.
+        public struct FreshnessBucket: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FreshnessBucket/bucket`.
+            @frozen public enum BucketPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case under15m = "under_15m"
+                case _15mTo1h = "15m_to_1h"
+                case _1hTo6h = "1h_to_6h"
+                case _6hOrMore = "6h_or_more"
+                case unknown = "unknown"
+            }
+            /// - Remark: Generated from `#/components/schemas/FreshnessBucket/bucket`.
+            public var bucket: Components.Schemas.FreshnessBucket.BucketPayload
+            /// Lower bound of the age (inclusive); null for unknown.
+            ///
+            /// - Remark: Generated from `#/components/schemas/FreshnessBucket/from_seconds`.
+            public var fromSeconds: Swift.Int?
+            /// Upper bound (exclusive); null when open or unknown.
+            ///
+            /// - Remark: Generated from `#/components/schemas/FreshnessBucket/to_seconds`.
+            public var toSeconds: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/FreshnessBucket/impressions`.
+            public var impressions: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/FreshnessBucket/wins_a`.
+            public var winsA: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/FreshnessBucket/wins_b`.
+            public var winsB: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/FreshnessBucket/ties`.
+            public var ties: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/FreshnessBucket/preference`.
+            public var preference: Components.Schemas.Preference
+            /// Creates a new `FreshnessBucket`.
+            ///
+            /// - Parameters:
+            ///   - bucket:
+            ///   - fromSeconds: Lower bound of the age (inclusive); null for unknown.
+            ///   - toSeconds: Upper bound (exclusive); null when open or unknown.
+            ///   - impressions:
+            ///   - winsA:
+            ///   - winsB:
+            ///   - ties:
+            ///   - preference:
+            public init(
+                bucket: Components.Schemas.FreshnessBucket.BucketPayload,
+                fromSeconds: Swift.Int? = nil,
+                toSeconds: Swift.Int? = nil,
+                impressions: Swift.Int,
+                winsA: Swift.Int,
+                winsB: Swift.Int,
+                ties: Swift.Int,
+                preference: Components.Schemas.Preference
+            ) {
+                self.bucket = bucket
+                self.fromSeconds = fromSeconds
+                self.toSeconds = toSeconds
+                self.impressions = impressions
+                self.winsA = winsA
+                self.winsB = winsB
+                self.ties = ties
+                self.preference = preference
+            }
+            public enum CodingKeys: String, CodingKey {
+                case bucket
+                case fromSeconds = "from_seconds"
+                case toSeconds = "to_seconds"
+                case impressions
+                case winsA = "wins_a"
+                case winsB = "wins_b"
+                case ties
+                case preference
+            }
+        }
+        /// A pair's group-sequential test (Pampallona–Tsiatis, Δ = 0.4, non-binding futility), looked at every `look_every` decided sessions (sessions one team won). `decision`: `A` (the pair's first team is better), `B` (its second), `no difference` (none as large as `bound`), or `keep going` (read `p_value`, the always-valid p-value, and `interval`, the confidence sequence). A decision, once made, stays.
+        ///
+        /// - Remark: Generated from `#/components/schemas/SequentialReading`.
+        public struct SequentialReading: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SequentialReading/decision`.
+            @frozen public enum DecisionPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case a = "A"
+                case b = "B"
+                case noDifference = "no difference"
+                case keepGoing = "keep going"
+            }
+            /// - Remark: Generated from `#/components/schemas/SequentialReading/decision`.
+            public var decision: Components.Schemas.SequentialReading.DecisionPayload
+            /// Always-valid; never rises from look to look.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SequentialReading/p_value`.
+            public var pValue: Swift.Double
+            /// Confidence sequence of (wins of the second − wins of the first) / decided sessions at the latest look; null before the first look.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SequentialReading/interval`.
+            public struct IntervalPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/SequentialReading/interval/lower`.
+                public var lower: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/SequentialReading/interval/upper`.
+                public var upper: Swift.Double
+                /// Creates a new `IntervalPayload`.
+                ///
+                /// - Parameters:
+                ///   - lower:
+                ///   - upper:
+                public init(
+                    lower: Swift.Double,
+                    upper: Swift.Double
+                ) {
+                    self.lower = lower
+                    self.upper = upper
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case lower
+                    case upper
+                }
+            }
+            /// Confidence sequence of (wins of the second − wins of the first) / decided sessions at the latest look; null before the first look.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SequentialReading/interval`.
+            public var interval: Components.Schemas.SequentialReading.IntervalPayload?
+            /// Looks taken (the latest one's number).
+            ///
+            /// - Remark: Generated from `#/components/schemas/SequentialReading/look`.
+            public var look: Swift.Int
+            /// Decided sessions at the latest look.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SequentialReading/decided_sessions`.
+            public var decidedSessions: Swift.Int
+            /// The look at which the pair's own test decided; null while it keeps going.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SequentialReading/decided_at_look`.
+            public var decidedAtLook: Swift.Int?
+            /// With `no difference`: the margin ruled out.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SequentialReading/bound`.
+            public var bound: Swift.Double?
+            /// Creates a new `SequentialReading`.
+            ///
+            /// - Parameters:
+            ///   - decision:
+            ///   - pValue: Always-valid; never rises from look to look.
+            ///   - interval: Confidence sequence of (wins of the second − wins of the first) / decided sessions at the latest look; null before the first look.
+            ///   - look: Looks taken (the latest one's number).
+            ///   - decidedSessions: Decided sessions at the latest look.
+            ///   - decidedAtLook: The look at which the pair's own test decided; null while it keeps going.
+            ///   - bound: With `no difference`: the margin ruled out.
+            public init(
+                decision: Components.Schemas.SequentialReading.DecisionPayload,
+                pValue: Swift.Double,
+                interval: Components.Schemas.SequentialReading.IntervalPayload? = nil,
+                look: Swift.Int,
+                decidedSessions: Swift.Int,
+                decidedAtLook: Swift.Int? = nil,
+                bound: Swift.Double? = nil
+            ) {
+                self.decision = decision
+                self.pValue = pValue
+                self.interval = interval
+                self.look = look
+                self.decidedSessions = decidedSessions
+                self.decidedAtLook = decidedAtLook
+                self.bound = bound
+            }
+            public enum CodingKeys: String, CodingKey {
+                case decision
+                case pValue = "p_value"
+                case interval
+                case look
+                case decidedSessions = "decided_sessions"
+                case decidedAtLook = "decided_at_look"
+                case bound
             }
         }
         /// Δ = (wins of the second team − wins of the first) / impressions, in [−1, 1] (> 0: users preferred the second), with a 95 % confidence interval (Bonett–Price adjusted Wald).

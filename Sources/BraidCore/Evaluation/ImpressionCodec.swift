@@ -3,7 +3,11 @@ import Foundation
 
 /// Signs impression tokens like cursors (HMAC-SHA256, base64url).
 ///
-/// Version 3 (written): version (1) · issued at, seconds since 1970 (4) · user key kind (1) ·
+/// Version 4 (written for pages with a snapshot's age): version 3's layout with the age of
+/// team 1's snapshot in seconds (2, at most 65,535) after the user key: 2 bytes (about 3
+/// characters of the id) more than version 3.
+///
+/// Version 3 (read; written for tokens without an age): version (1) · issued at, seconds since 1970 (4) · user key kind (1) ·
 /// user key (8) · then the rest of version 2 from the offset on. 13 bytes more than version 2
 /// (about 18 characters of the id).
 ///
@@ -18,11 +22,11 @@ import Foundation
 /// ``ImpressionToken/creditWindow``): a client that rendered a page just before a deploy is not
 /// refused, and its clicks credit nothing rather than possibly crediting an A-only slot.
 public struct ImpressionCodec: Sendable {
-    static let formatVersion: UInt8 = 3
+    static let formatVersion: UInt8 = 4
     static let macLength = 16
     /// Slots per page at most (the gateway's `per_page` limit is lower).
     public static let maxSlots = 255
-    /// Longest id accepted: the largest version-3 id (255 slots, a 255-byte experiment) is 574.
+    /// Longest id accepted: the largest version-4 id (255 slots, a 255-byte experiment) is 578.
     static let maxTextLength = 600
 
     private let key: [UInt8]
@@ -64,12 +68,16 @@ public struct ImpressionCodec: Sendable {
     public func encode(_ token: ImpressionToken) -> String {
         var bytes: [UInt8] = [2]
         if let issuedAt = token.issuedAt {
-            bytes = [Self.formatVersion]
+            bytes = [token.snapshotAgeSeconds == nil ? 3 : Self.formatVersion]
             let seconds = UInt32(clamping: issuedAt)
             for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: seconds >> UInt32(shift))) }
             let user = token.userKey ?? UserKey.nobody
             bytes.append(user.kind.rawValue)
             for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: user.value >> UInt64(shift))) }
+            if let age = token.snapshotAgeSeconds {
+                let clamped = UInt16(clamping: age)
+                bytes += [UInt8(clamped >> 8), UInt8(truncatingIfNeeded: clamped)]
+            }
         }
         let offset = UInt32(clamping: token.offset)
         for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: offset >> UInt32(shift))) }
@@ -100,18 +108,22 @@ public struct ImpressionCodec: Sendable {
         case 1: return try Self.decodeVersion1(body)
         case 2: return try Self.decodeVersion2(body, from: 1)
         case 3: return try Self.decodeVersion3(body)
+        case 4: return try Self.decodeVersion3(body, age: true)
         case let version: throw .unsupportedVersion(version)
         }
     }
 
-    private static func decodeVersion3(_ body: [UInt8]) throws(ImpressionTokenError) -> ImpressionToken {
-        guard body.count >= 14 + 9, let kind = UserKey.Kind(rawValue: body[5]) else { throw .malformed }
+    /// Version 3, or with `age` version 4 (two bytes of age after the user key).
+    private static func decodeVersion3(_ body: [UInt8], age: Bool = false) throws(ImpressionTokenError) -> ImpressionToken {
+        let rest = age ? 16 : 14
+        guard body.count >= rest + 9, let kind = UserKey.Kind(rawValue: body[5]) else { throw .malformed }
         let issuedAt = body[1...4].reduce(Int64(0)) { $0 << 8 | Int64($1) }
         let value = body[6...13].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         guard kind != .nobody || value == 0 else { throw .malformed }
-        var token = try decodeVersion2(body, from: 14)
+        var token = try decodeVersion2(body, from: rest)
         token.issuedAt = issuedAt
         token.userKey = UserKey(kind: kind, value: value)
+        if age { token.snapshotAgeSeconds = Int(body[14]) << 8 | Int(body[15]) }
         return token
     }
 

@@ -30,10 +30,20 @@ public struct ImpressionToken: Sendable, Hashable {
     public var issuedAt: Int64?
     /// Whom the page was shown to (``UserKey``). Nil for versions 1 and 2.
     public var userKey: UserKey?
+    /// How old the snapshot of team 1 (B, or a multileave's first cached ranking) was when the
+    /// page was served, in seconds (at most 65,535: ``ImpressionCodec`` keeps two bytes, and the
+    /// oldest ``SnapshotAge`` bucket starts at 6 hours). Nil for ids of versions 1 to 3.
+    public var snapshotAgeSeconds: Int?
 
-    /// Format version the codec writes for this token: 3 when it carries its issue time and
-    /// user key, 2 otherwise (tests of old ids), 1 when decoded from a version-1 id.
-    public var formatVersion: UInt8 { issuedAt != nil ? 3 : (creditWindow == nil ? 1 : 2) }
+    /// Format version the codec writes for this token: 4 when it carries its snapshot's age
+    /// (and its issue time), 3 when it carries its issue time and user key, 2 otherwise (tests
+    /// of old ids), 1 when decoded from a version-1 id.
+    public var formatVersion: UInt8 {
+        issuedAt != nil ? (snapshotAgeSeconds != nil ? 4 : 3) : (creditWindow == nil ? 1 : 2)
+    }
+
+    /// The largest age an id carries.
+    public static let maxSnapshotAgeSeconds = Int(UInt16.max)
 
     /// - Parameters:
     ///   - slotTeams: team of every slot; each below `teamCount`, at most
@@ -42,9 +52,11 @@ public struct ImpressionToken: Sendable, Hashable {
     ///   - creditWindow: the list's credit window; kept as its overlap with the page.
     ///   - issuedAt: when it is issued; with `userKey`, what makes it a version-3 id. Nil only
     ///     to build old ids (tests).
+    ///   - snapshotAgeSeconds: the age of team 1's snapshot (clamped to 0…65,535); kept only
+    ///     with `issuedAt` (a version-4 id).
     public init(
         experiment: String, offset: Int, slotTeams: [Int], teamCount: Int, creditWindow: Range<Int>, nonce: UInt64,
-        issuedAt: Int64? = nil, userKey: UserKey? = nil
+        issuedAt: Int64? = nil, userKey: UserKey? = nil, snapshotAgeSeconds: Int? = nil
     ) {
         precondition((2...Self.maxTeams).contains(teamCount), "an impression compares 2 to \(Self.maxTeams) teams")
         precondition(slotTeams.allSatisfy { (0..<teamCount).contains($0) }, "every slot's team must be below teamCount")
@@ -56,16 +68,17 @@ public struct ImpressionToken: Sendable, Hashable {
         self.nonce = nonce
         self.issuedAt = issuedAt
         self.userKey = issuedAt == nil ? nil : (userKey ?? UserKey.nobody)
+        self.snapshotAgeSeconds = issuedAt == nil ? nil : snapshotAgeSeconds.map { min(max(0, $0), Self.maxSnapshotAgeSeconds) }
     }
 
     /// A two-ranking team-draft page: A is team 0, B team 1.
     public init(
         experiment: String, offset: Int, teams: [Team], creditWindow: Range<Int>, nonce: UInt64, issuedAt: Int64? = nil,
-        userKey: UserKey? = nil
+        userKey: UserKey? = nil, snapshotAgeSeconds: Int? = nil
     ) {
         self.init(
             experiment: experiment, offset: offset, slotTeams: teams.map { $0 == .a ? 0 : 1 }, teamCount: 2,
-            creditWindow: creditWindow, nonce: nonce, issuedAt: issuedAt, userKey: userKey)
+            creditWindow: creditWindow, nonce: nonce, issuedAt: issuedAt, userKey: userKey, snapshotAgeSeconds: snapshotAgeSeconds)
     }
 
     /// A two-ranking page credited as before the credit window existed: every slot counts,
@@ -86,6 +99,7 @@ public struct ImpressionToken: Sendable, Hashable {
         self.nonce = nonce
         self.issuedAt = nil
         self.userKey = nil
+        self.snapshotAgeSeconds = nil
     }
 
     /// Positions the page showed.

@@ -43,6 +43,9 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
     /// on page 1). Absent in events written before them.
     public var offset: Int?
     public var slots: Int?
+    /// The age in seconds of team 1's snapshot when the page was served (version-4 ids): the
+    /// worker credits the impression in its ``SnapshotAge`` bucket too. Absent in events of older ids.
+    public var snapshotAgeSeconds: Int?
     public var receivedAt: Date
 
     public init(type: Kind, experiment: String, impression: String, position: Int? = nil, team: Team? = nil, receivedAt: Date = Date()) {
@@ -62,6 +65,7 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
         case issuedAt = "issued_at"
         case userKey = "user_key"
         case userKind = "user_kind"
+        case snapshotAgeSeconds = "snapshot_age_seconds"
     }
 
     /// Whether a consumer credits it (`credited` absent counts as true).
@@ -75,6 +79,7 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
     ) -> ExperimentEvent? {
         var event = ExperimentEvent(type: type, experiment: token.experiment, impression: token.id, receivedAt: receivedAt)
         event.teams = token.teamCount
+        event.snapshotAgeSeconds = token.snapshotAgeSeconds
         if let issuedAt = token.issuedAt {
             event.issuedAt = Date(timeIntervalSince1970: TimeInterval(issuedAt))
             let user = token.userKey ?? UserKey.nobody
@@ -123,6 +128,9 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
         if let offset = event.offset, offset < 0 { throw RequestValidationError("offset must not be negative") }
         if let slots = event.slots, !(1...ImpressionCodec.maxSlots).contains(slots) {
             throw RequestValidationError("slots must be 1 to \(ImpressionCodec.maxSlots)")
+        }
+        if let age = event.snapshotAgeSeconds, !(0...ImpressionToken.maxSnapshotAgeSeconds).contains(age) {
+            throw RequestValidationError("snapshot_age_seconds must be 0 to \(ImpressionToken.maxSnapshotAgeSeconds)")
         }
         let teams = event.teams ?? 2
         guard (2...ImpressionToken.maxTeams).contains(teams) else {

@@ -97,8 +97,17 @@ public struct SequentialTest: Sendable, Hashable {
     /// Takes the next look; after the last one (K) the test has ended and the call changes nothing.
     @discardableResult
     public mutating func look(_ statistic: SequentialStatistic) -> SequentialDecision {
-        guard looks < design.looks else { return decision }
-        looks += 1
+        look(statistic, at: looks + 1)
+    }
+
+    /// Takes look `look` (1-based), skipping the planned looks between the latest one and it: a
+    /// look nobody took. Skipping only removes chances to cross, so the chance of a false A or B
+    /// stays at most α; the power is a little lower. A look not after the latest one, or after
+    /// K, changes nothing.
+    @discardableResult
+    public mutating func look(_ statistic: SequentialStatistic, at look: Int) -> SequentialDecision {
+        guard look > looks, look <= design.looks else { return decision }
+        looks = look
         let time = Double(looks) / Double(design.looks)
         let scaled = abs(statistic.z) * pow(time, 0.5 - design.shape)
         if scaled > maximum {

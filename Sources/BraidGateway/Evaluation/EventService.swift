@@ -20,12 +20,16 @@ public struct EventService: Sendable {
     /// How long after its issue an impression id's events are accepted
     /// (`gateway.impression_window_seconds`, at most ``ImpressionValidity/maxWindowSeconds``).
     public let windowSeconds: Int
+    /// The sequential design each experiment's outcome is read with.
+    public let designs: ExperimentDesigns
     let logger: Logger
 
     public init(
         codec: ImpressionCodec, producer: KafkaProducer, topic: String, experiments: ExperimentStore, publishTimeout: Duration = .seconds(5),
-        windowSeconds: Int = ImpressionValidity.defaultWindowSeconds, logger: Logger = Logger(label: "braid.gateway.events")
+        windowSeconds: Int = ImpressionValidity.defaultWindowSeconds, designs: ExperimentDesigns = .standard,
+        logger: Logger = Logger(label: "braid.gateway.events")
     ) {
+        self.designs = designs
         precondition((1...ImpressionValidity.maxWindowSeconds).contains(windowSeconds), "the window must be shorter than the impression state's TTL")
         self.codec = codec
         self.producer = producer
@@ -169,7 +173,7 @@ public struct EventService: Sendable {
 
     public func outcome(of experiment: String) async throws(GatewayError) -> ExperimentOutcome {
         do {
-            return try await experiments.outcome(of: experiment)
+            return try await designs.read(try await experiments.outcome(of: experiment), store: experiments)
         } catch {
             throw .unavailable("experiment results are unavailable: \(error)", code: "redis_unavailable")
         }

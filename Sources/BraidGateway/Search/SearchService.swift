@@ -118,7 +118,8 @@ public struct SearchService: Sendable {
             ? impressions.encode(ImpressionToken(
                 experiment: arm.name, offset: position.offset, teams: items.map(\.team), creditWindow: planner.creditWindow,
                 nonce: UInt64.random(in: 0...UInt64.max), issuedAt: Int64(now.timeIntervalSince1970),
-                userKey: impressions.userKey(user: parameters.user, session: parameters.session)))
+                userKey: impressions.userKey(user: parameters.user, session: parameters.session),
+                snapshotAgeSeconds: secondary.snapshot.map { Self.ageSeconds(of: $0, now: now) }))
             : nil
         return SearchPage(
             query: parameters.query, page: position.offset / position.size + 1, perPage: position.size, items: items,
@@ -128,6 +129,13 @@ public struct SearchService: Sendable {
                 start: configuration.start, pattern: configuration.patternString, mode: configuration.mode.rawValue,
                 maxDocs: configuration.maxDocs, arm: arm.name),
             degraded: secondary.degraded, walk: side.mode.name, impressionID: impression)
+    }
+
+    /// How old a snapshot is at `now`, in whole seconds (0 when the clocks disagree): what the
+    /// page's impression id carries, from the snapshot already read (no Redis round trip).
+    static func ageSeconds(of snapshot: RankingSnapshot, now: Date) -> Int {
+        let seconds = now.timeIntervalSince(snapshot.createdAt)
+        return seconds.isFinite ? Int(min(max(0, seconds), Double(ImpressionToken.maxSnapshotAgeSeconds))) : 0
     }
 
     /// B and A's side of a two-ranking page. A walk's page after A ran out asks A for nothing;

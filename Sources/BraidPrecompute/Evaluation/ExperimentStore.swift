@@ -57,6 +57,7 @@ public struct ExperimentStore: Sendable {
             arguments: [
                 .string(event.type.rawValue), .integer(Int64(event.position ?? -1)), .integer(Int64(team)),
                 .integer(Int64(impressionTTLSeconds)), .integer(Int64(event.teams ?? 2)),
+                .string(SnapshotAge(seconds: event.snapshotAgeSeconds).rawValue),
             ])
         switch reply {
         case .integer(1): return .credited
@@ -86,8 +87,71 @@ public struct ExperimentStore: Sendable {
         outcome.duplicates = count("duplicates")
         outcome.late = count("late")
         outcome.rejected = Dictionary(uniqueKeysWithValues: Self.rejectionReasons.map { ($0, count("rejected:\($0)")) })
+        for (name, value) in fields where name.hasPrefix(Self.lookPrefix) {
+            guard let (pair, look) = Self.parseLookField(name), let wins = Self.parseLookValue(String(buffer: value)) else { continue }
+            outcome.looks[pair, default: []].append(ExperimentLook(look: look, winsFirst: wins.0, winsSecond: wins.1))
+        }
+        for pair in outcome.looks.keys { outcome.looks[pair]?.sort { $0.look < $1.look } }
+        outcome.freshness = SnapshotAge.allCases.map { age in
+            let prefix = "age:\(age.rawValue):"
+            return FreshnessBucket(
+                age: age, impressions: count(prefix + "impressions"),
+                outcome: PreferenceOutcome(winsA: count(prefix + "wins_a"), winsB: count(prefix + "wins_b"), ties: count(prefix + "ties")))
+        }
         return outcome
     }
+
+    /// Records looks of the sequential test (`look:<first>-<second>:<k>` = `<wins first> <wins
+    /// second>` in the experiment's counters hash, so ``outcome(of:)`` reads them with the
+    /// counters, no extra round trip). A look already recorded is kept (two gateways reading at
+    /// once record it once); returns what is stored for each, which the caller must use.
+    public func recordLooks(experiment: String, _ looks: [(pair: TeamPair, look: ExperimentLook)]) async throws -> [ExperimentLook] {
+        guard !looks.isEmpty else { return [] }
+        var arguments: [RESPArgument] = []
+        for (pair, look) in looks { arguments += [.string(Self.lookField(pair, look: look.look)), .string("\(look.winsFirst) \(look.winsSecond)")] }
+        let reply = try await redis.evalsha(Self.recordLooksScript, keys: [keys.experiment(experiment).counters], arguments: arguments)
+        guard case .array(let values?) = reply, values.count == looks.count else { throw LookRecordError(reply: "\(reply)") }
+        return try zip(looks, values).map { entry, value in
+            guard let text = value.string, let wins = Self.parseLookValue(text) else { throw LookRecordError(reply: "\(reply)") }
+            return ExperimentLook(look: entry.look.look, winsFirst: wins.0, winsSecond: wins.1)
+        }
+    }
+
+    static let lookPrefix = "look:"
+
+    /// The look script answered something other than the stored looks.
+    struct LookRecordError: Error, CustomStringConvertible {
+        var reply: String
+        var description: String { "unexpected reply recording sequential looks: \(reply)" }
+    }
+
+    static func lookField(_ pair: TeamPair, look: Int) -> String { "\(lookPrefix)\(pair):\(look)" }
+
+    static func parseLookField(_ name: String) -> (TeamPair, Int)? {
+        let parts = name.dropFirst(lookPrefix.count).split(separator: ":")
+        guard parts.count == 2, let look = Int(parts[1]) else { return nil }
+        let teams = parts[0].split(separator: "-")
+        guard teams.count == 2, let first = Int(teams[0]), let second = Int(teams[1]), first >= 0, first < second,
+            second < ImpressionToken.maxTeams
+        else { return nil }
+        return (TeamPair(first, second), look)
+    }
+
+    static func parseLookValue(_ text: String) -> (Int, Int)? {
+        let parts = text.split(separator: " ")
+        guard parts.count == 2, let first = Int(parts[0]), let second = Int(parts[1]) else { return nil }
+        return (first, second)
+    }
+
+    /// KEYS[1] counters; ARGV field, value, field, value…: HSETNX each, return each field's value.
+    static let recordLooksScript = RedisScript("""
+        local out = {}
+        for i = 1, #ARGV, 2 do
+          redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1])
+          out[#out + 1] = redis.call('HGET', KEYS[1], ARGV[i])
+        end
+        return out
+        """)
 
     /// Counter fields of a pair: `wins_a`, `wins_b`, `ties` for (0, 1), as before multileaving,
     /// `<i>-<j>:first`, `:second`, `:ties` for the others. Mirrors the script's `field`.
@@ -104,6 +168,10 @@ public struct ExperimentStore: Sendable {
     /// counts its impression if that event is missing. `teams` in the counters is the most
     /// teams any impression compared. Team 0 and 1 clicks keep the names of two-team credit
     /// (`clicks_a`, `clicks_b`), so impressions in flight across an upgrade stay consistent.
+    /// ARGV[6] is the impression's ``SnapshotAge`` bucket: a new impression keeps it in its
+    /// state (`age`) and counts in `age:<bucket>:impressions` and `:ties`; a click that moves
+    /// teams 0 and 1 moves the same counters of its impression's bucket (impressions credited
+    /// before buckets existed have no `age` and count in none).
     /// Returns 1 when something was credited, 2 for a duplicate (an impression event seen
     /// before, or a click on a position already clicked: `duplicates` counts it), 0 otherwise.
     static let recordScript = RedisScript("""
@@ -122,8 +190,10 @@ public struct ExperimentStore: Sendable {
         local changed = 0
         local teams = tonumber(ARGV[5])
         if redis.call('HSETNX', KEYS[2], 'seen', '1') == 1 then
-          redis.call('HSET', KEYS[2], 'teams', teams)
+          redis.call('HSET', KEYS[2], 'teams', teams, 'age', ARGV[6])
           redis.call('HINCRBY', KEYS[1], 'impressions', 1)
+          redis.call('HINCRBY', KEYS[1], 'age:' .. ARGV[6] .. ':impressions', 1)
+          redis.call('HINCRBY', KEYS[1], 'age:' .. ARGV[6] .. ':ties', 1)
           for i = 0, teams - 2 do
             for j = i + 1, teams - 1 do redis.call('HINCRBY', KEYS[1], field(i, j, 'ties'), 1) end
           end
@@ -147,6 +217,7 @@ public struct ExperimentStore: Sendable {
         end
         redis.call('EXPIRE', KEYS[3], ARGV[4])
         local clicks = {}
+        local age = redis.call('HGET', KEYS[2], 'age')
         for t = 0, teams - 1 do clicks[t] = tonumber(redis.call('HGET', KEYS[2], clicksField(t)) or '0') end
         for other = 0, teams - 1 do
           if other ~= team then
@@ -160,12 +231,174 @@ public struct ExperimentStore: Sendable {
             if before ~= after then
               redis.call('HINCRBY', KEYS[1], field(i, j, before), -1)
               redis.call('HINCRBY', KEYS[1], field(i, j, after), 1)
+              if age and i == 0 and j == 1 then
+                redis.call('HINCRBY', KEYS[1], 'age:' .. age .. ':' .. field(i, j, before), -1)
+                redis.call('HINCRBY', KEYS[1], 'age:' .. age .. ':' .. field(i, j, after), 1)
+              end
             end
           end
         end
         redis.call('HSET', KEYS[2], clicksField(team), clicks[team] + 1)
         return 1
         """)
+}
+
+/// Credit of teams 0 and 1 among the impressions whose snapshot was of one age
+/// (`freshness` of `ExperimentOutcome`): whether B loses because it is stale.
+public struct FreshnessBucket: Sendable, Hashable, Encodable {
+    public var age: SnapshotAge
+    public var impressions: Int
+    public var winsA: Int
+    public var winsB: Int
+    public var ties: Int
+    public var preference: PreferenceEstimate
+
+    public init(age: SnapshotAge, impressions: Int, outcome: PreferenceOutcome) {
+        self.age = age
+        self.impressions = impressions
+        winsA = outcome.winsA
+        winsB = outcome.winsB
+        ties = outcome.ties
+        preference = outcome.preference
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case impressions, ties, preference
+        case age = "bucket"
+        case winsA = "wins_a"
+        case winsB = "wins_b"
+        case fromSeconds = "from_seconds"
+        case toSeconds = "to_seconds"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(age, forKey: .age)
+        try container.encode(age.seconds?.from, forKey: .fromSeconds)
+        try container.encode(age.seconds?.to, forKey: .toSeconds)
+        try container.encode(impressions, forKey: .impressions)
+        try container.encode(winsA, forKey: .winsA)
+        try container.encode(winsB, forKey: .winsB)
+        try container.encode(ties, forKey: .ties)
+        try container.encode(preference, forKey: .preference)
+    }
+}
+
+/// One recorded look of a pair's sequential test: its number and the pair's wins then.
+public struct ExperimentLook: Sendable, Hashable {
+    public var look: Int
+    public var winsFirst: Int
+    public var winsSecond: Int
+
+    public init(look: Int, winsFirst: Int, winsSecond: Int) {
+        self.look = look
+        self.winsFirst = winsFirst
+        self.winsSecond = winsSecond
+    }
+}
+
+/// A pair's sequential reading (`SequentialReading` in `Schemas/openapi.yaml`): the decision,
+/// the always-valid p-value, the confidence sequence of the net preference, the looks taken.
+public struct SequentialSummary: Sendable, Hashable, Encodable {
+    /// `A` (the pair's first team), `B` (its second), `no difference`, `keep going`.
+    public var decision: String
+    public var pValue: Double
+    /// (wins_second − wins_first) / decided ± the boundary times its standard error; nil before the first look.
+    public var interval: ClosedRange<Double>?
+    /// Looks taken (the latest one's number) and the decided sessions at it.
+    public var look: Int
+    public var decidedSessions: Int
+    public var decidedAtLook: Int?
+    /// With `no difference`: the margin the design rules out (a net preference this large
+    /// would have been found with the design's power).
+    public var bound: Double?
+
+    public init(decision: String, pValue: Double, interval: ClosedRange<Double>?, look: Int, decidedSessions: Int, decidedAtLook: Int?, bound: Double?) {
+        self.decision = decision
+        self.pValue = pValue
+        self.interval = interval
+        self.look = look
+        self.decidedSessions = decidedSessions
+        self.decidedAtLook = decidedAtLook
+        self.bound = bound
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case decision, interval, look, bound
+        case pValue = "p_value"
+        case decidedSessions = "decided_sessions"
+        case decidedAtLook = "decided_at_look"
+    }
+
+    enum IntervalKeys: String, CodingKey { case lower, upper }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(decision, forKey: .decision)
+        try container.encode(pValue, forKey: .pValue)
+        if let interval {
+            var nested = container.nestedContainer(keyedBy: IntervalKeys.self, forKey: .interval)
+            try nested.encode(interval.lowerBound, forKey: .lower)
+            try nested.encode(interval.upperBound, forKey: .upper)
+        } else {
+            try container.encodeNil(forKey: .interval)
+        }
+        try container.encode(look, forKey: .look)
+        try container.encode(decidedSessions, forKey: .decidedSessions)
+        try container.encode(decidedAtLook, forKey: .decidedAtLook)
+        try container.encode(bound, forKey: .bound)
+    }
+}
+
+/// The experiment's sequential test (`sequential` of `ExperimentOutcome`): the design it was
+/// read with, how the pairs' errors are controlled, and the reading of teams 0 and 1.
+public struct SequentialOutcome: Sendable, Hashable, Encodable {
+    public struct Design: Sendable, Hashable, Encodable {
+        public var margin: Double
+        public var power: Double
+        public var alpha: Double
+        public var lookEvery: Int
+        public var looks: Int
+        public var maxSessions: Int
+        public var fixedSessions: Int
+
+        public init(margin: Double, power: Double, alpha: Double, lookEvery: Int, looks: Int, maxSessions: Int, fixedSessions: Int) {
+            self.margin = margin
+            self.power = power
+            self.alpha = alpha
+            self.lookEvery = lookEvery
+            self.looks = looks
+            self.maxSessions = maxSessions
+            self.fixedSessions = fixedSessions
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case margin, power, alpha, looks
+            case lookEvery = "look_every"
+            case maxSessions = "max_sessions"
+            case fixedSessions = "fixed_sessions"
+        }
+    }
+
+    public var design: Design
+    /// `none` for two teams; `holm` under multileaving (the pairs' decisions by Holm's procedure).
+    public var correction: String
+    public var reading: SequentialSummary
+
+    public init(design: Design, correction: String, reading: SequentialSummary) {
+        self.design = design
+        self.correction = correction
+        self.reading = reading
+    }
+
+    enum CodingKeys: String, CodingKey { case design, correction }
+
+    public func encode(to encoder: any Encoder) throws {
+        try reading.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(design, forKey: .design)
+        try container.encode(correction, forKey: .correction)
+    }
 }
 
 /// `GET /v1/experiments/{id}` (`ExperimentOutcome` in `Schemas/openapi.yaml`): wins, ties,
@@ -183,6 +416,8 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
         public var ties: Int
         public var pValue: Double
         public var preference: PreferenceEstimate
+        /// The pair's sequential reading (under multileaving, decided by Holm's procedure).
+        public var sequential: SequentialSummary?
 
         public init(_ pair: TeamPair, _ outcome: PreferenceOutcome) {
             first = pair.first
@@ -195,7 +430,7 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case first, second, ties, preference
+            case first, second, ties, preference, sequential
             case winsFirst = "wins_first"
             case winsSecond = "wins_second"
             case pValue = "p_value"
@@ -223,6 +458,13 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
     /// (`foreign_user`), or an id of format version 1 or 2 (`outdated`). Forged ids are not
     /// here: nothing in them can be trusted to name an experiment.
     public var rejected: [String: Int] = [:]
+    /// Credit of A against B by the age of B's snapshot when the page was served, one entry per
+    /// ``SnapshotAge`` in order.
+    public var freshness: [FreshnessBucket] = []
+    /// The sequential test (``SequentialOutcome``); filled by the gateway, which knows the design.
+    public var sequential: SequentialOutcome?
+    /// The sequential test's recorded looks per pair, oldest first (not part of the JSON).
+    public var looks: [TeamPair: [ExperimentLook]] = [:]
 
     /// - Parameter pairs: the outcome of every pair of `teams` teams; (0, 1) fills the
     ///   top-level A-against-B fields.
@@ -240,7 +482,7 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case experiment, impressions, ties, preference, teams, pairs, duplicates, late, rejected
+        case experiment, impressions, ties, preference, teams, pairs, duplicates, late, rejected, sequential, freshness
         case winsA = "wins_a"
         case winsB = "wins_b"
         case pValue = "p_value"

@@ -35,6 +35,50 @@ function evidence(outcome) {
     text: 'not credited: ' + (outcome.duplicates || 0) + ' duplicates · ' + (outcome.late || 0) + ' late · rejected: ' + parts.join(', ') });
 }
 
+// The sequential test's reading (the outcome's `sequential`): a decision (A, B, or no
+// difference within the design's margin) or "keep going" with the always-valid p-value and the
+// confidence sequence; under multileaving the pairs' decisions come from Holm's procedure.
+function decisionText(reading, first, second) {
+  const interval = reading.interval ? ' · confidence sequence [' + fixed(reading.interval.lower, 3) + ', ' + fixed(reading.interval.upper, 3) + ']' : '';
+  const p = 'always-valid p ' + fixed(reading.p_value, 4);
+  switch (reading.decision) {
+    case 'A': return first + ' is better (look ' + reading.decided_at_look + ') · ' + p + interval;
+    case 'B': return second + ' is better (look ' + reading.decided_at_look + ') · ' + p + interval;
+    case 'no difference': return 'no difference as large as ' + fixed(reading.bound, 3) + ' (look ' + reading.decided_at_look + ') · ' + p + interval;
+    default: return 'keep going · ' + p + interval;
+  }
+}
+
+// A pair's row: its decision in a few words (the whole reading is above the table).
+function pairDecision(reading, first, second) {
+  const said = reading.decision === 'A' ? first : reading.decision === 'B' ? second : reading.decision;
+  return said + ' · p ' + fixed(reading.p_value, 4);
+}
+
+function decision(outcome) {
+  const s = outcome.sequential;
+  if (!s) return null;
+  const d = s.design;
+  return el('div', { class: 'decision', 'data-decision': s.decision, 'data-look': s.look, 'data-correction': s.correction },
+    el('strong', { text: 'Decision: ' + decisionText(s, 'A', 'B') }),
+    el('div', { class: 'meta', text: 'look ' + s.look + ' of ' + d.looks + ' (every ' + d.look_every + ' decided sessions, at most ' + d.max_sessions +
+      '; ' + s.decided_sessions + ' decided at the latest) · planned for a net preference of ' + fixed(d.margin, 3) + ' at power ' + d.power +
+      ', α ' + d.alpha + (s.correction === 'holm' ? ' · pairs decided by Holm\'s procedure across the ' + outcome.pairs.length + ' pairs' : '') }));
+}
+
+// Credit of A against B by the age of B's snapshot when the page was served: whether B
+// loses because it is stale.
+const AGE_NAMES = { under_15m: 'under 15 min', '15m_to_1h': '15 min – 1 h', '1h_to_6h': '1 – 6 h', '6h_or_more': '6 h or more', unknown: 'unknown (older ids)' };
+function freshness(outcome) {
+  const rows = (outcome.freshness || []).map(bucket => el('tr', { class: 'age', 'data-bucket': bucket.bucket },
+    el('td', { class: 'text', text: AGE_NAMES[bucket.bucket] || bucket.bucket }), el('td', { text: bucket.impressions }),
+    el('td', { text: bucket.wins_a }), el('td', { text: bucket.wins_b }), el('td', { text: bucket.ties }),
+    el('td', { text: fixed(bucket.preference.delta, 3) }),
+    el('td', { text: '[' + fixed(bucket.preference.ci_lower, 3) + ', ' + fixed(bucket.preference.ci_upper, 3) + ']' })));
+  return el('table', { class: 'freshness' },
+    el('tr', {}, ['age of B\'s snapshot', 'impressions', 'wins A', 'wins B', 'ties', 'Δ', '95 % interval'].map(h => el('th', { text: h }))), rows);
+}
+
 async function renderExperiments(main, generation) {
   const overview = Console.overview;
   const box = el('div', { id: 'experiments' });
@@ -56,13 +100,17 @@ async function renderExperiments(main, generation) {
         el('td', { text: outcome.impressions }), el('td', { text: pair.wins_first }), el('td', { text: pair.wins_second }),
         el('td', { text: pair.ties }), el('td', { text: fixed(pair.preference.delta, 3) }),
         el('td', { text: '[' + fixed(pair.preference.ci_lower, 3) + ', ' + fixed(pair.preference.ci_upper, 3) + ']' }),
-        el('td', { text: fixed(pair.p_value, 4) })));
+        el('td', { text: fixed(pair.p_value, 4) }),
+        el('td', { class: 'text pair-decision', 'data-decision': pair.sequential ? pair.sequential.decision : '',
+          text: pair.sequential ? pairDecision(pair.sequential, teamName(pair.first, outcome.teams), teamName(pair.second, outcome.teams)) : '' })));
       parts.push(el('section', { class: 'experiment', 'data-id': id, 'data-impressions': outcome.impressions },
         el('h3', { text: id }),
-        el('table', {}, el('tr', {}, ['pair', 'impressions', 'wins first', 'wins second', 'ties', 'Δ', '95 % interval', 'p-value'].map(h => el('th', { text: h }))), rows),
+        decision(outcome),
+        el('table', {}, el('tr', {}, ['pair', 'impressions', 'wins first', 'wins second', 'ties', 'Δ', '95 % interval', 'p-value', 'sequential'].map(h => el('th', { text: h }))), rows),
         el('div', { class: 'meta', text: 'A vs B: Δ ' + fixed(p.delta, 3) + ' [' + fixed(p.ci_lower, 3) + ', ' + fixed(p.ci_upper, 3) + '], p ' + fixed(outcome.p_value, 4) +
           ' · ' + history.samples.length + ' samples' }),
         evidence(outcome),
+        freshness(outcome),
         chart(history.samples)));
     }
     if (generation === Console.generation) { box.replaceChildren(...parts); main.dataset.ready = 'true'; }
