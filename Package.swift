@@ -408,7 +408,7 @@ package.targets += [
         swiftSettings: strictness),
     .testTarget(
         name: "BraidExperimentsTests",
-        dependencies: ["BraidExperiments", "BraidCore"],
+        dependencies: ["BraidExperiments", "BraidCore", "BraidTestSupport"],
         swiftSettings: strictness),
 ]
 package.targets.first { $0.name == "braid" }?.dependencies.append("BraidExperiments")

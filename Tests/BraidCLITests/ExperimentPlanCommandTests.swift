@@ -2,7 +2,7 @@ import BraidTestSupport
 import Foundation
 import Testing
 
-@Suite("braid experiment plan")
+@Suite("braid experiment plan", .computeHeavy)
 struct ExperimentPlanCommandTests {
     func folder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("braid-plan-\(UInt64.random(in: 0...UInt64.max))")

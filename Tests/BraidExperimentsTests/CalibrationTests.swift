@@ -1,9 +1,10 @@
 import BraidCore
 import BraidExperiments
+import BraidTestSupport
 import Foundation
 import Testing
 
-@Suite("experiment planner calibration")
+@Suite("experiment planner calibration", .computeHeavy)
 struct CalibrationTests {
     static let codec = ImpressionCodec(key: Array("calibration-test-key".utf8))
 

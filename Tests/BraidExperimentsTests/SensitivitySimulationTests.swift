@@ -1,8 +1,9 @@
 import BraidCore
 import BraidExperiments
+import BraidTestSupport
 import Testing
 
-@Suite("sensitivity simulation")
+@Suite("sensitivity simulation", .computeHeavy)
 struct SensitivitySimulationTests {
     func load(preferred: PreferredRanking = .cached, pageSize: Int = 10) async throws -> [QueryRankings] {
         try await QueryRankings.load(
@@ -205,7 +206,7 @@ struct SensitivitySimulationTests {
     }
 }
 
-@Suite("sequential simulation")
+@Suite("sequential simulation", .computeHeavy)
 struct SequentialSimulationTests {
     func simulation(workers: Int) async throws -> (SequentialSimulation, Int) {
         let queries = try await QueryRankings.load(

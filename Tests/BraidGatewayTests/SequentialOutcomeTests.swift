@@ -97,7 +97,7 @@ struct SequentialOutcomeTests {
 }
 
 /// Designs that cannot run are refused when the gateway is built, naming the key.
-@Suite("Sequential designs at start")
+@Suite("Sequential designs at start", .computeHeavy)
 struct SequentialDesignStartTests {
     @Test func aDesignLongerThanMaxSessionsOrWithTooManyLooksStopsTheGateway() throws {
         var configuration = BraidConfiguration()

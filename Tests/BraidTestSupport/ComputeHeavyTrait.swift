@@ -1,0 +1,51 @@
+import Testing
+
+/// Marks a suite (or test) whose work is seconds to minutes of pure computation (simulations,
+/// fits over tens of thousands of users): such tests run one at a time, across every suite and
+/// module of the test process. The fast tier runs in parallel on two cores; several of these at
+/// once left the others' bounded waits (a child stopped within 5 s, a deadline within 30 s)
+/// without a core, and they failed for it.
+public struct ComputeHeavyTrait: SuiteTrait, TestTrait, TestScoping {
+    public var isRecursive: Bool { true }
+
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        await ComputeHeavyGate.shared.acquire()
+        do {
+            try await function()
+        } catch {
+            await ComputeHeavyGate.shared.release()
+            throw error
+        }
+        await ComputeHeavyGate.shared.release()
+    }
+}
+
+extension Trait where Self == ComputeHeavyTrait {
+    /// Pure computation heavy enough to starve other tests: one such test at a time.
+    public static var computeHeavy: Self { ComputeHeavyTrait() }
+}
+
+/// First come, first served: one compute-heavy test at a time.
+actor ComputeHeavyGate {
+    static let shared = ComputeHeavyGate()
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func acquire() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty {
+            busy = false
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
+}
