@@ -8,14 +8,16 @@ import Testing
 struct CalibrationTests {
     static let codec = ImpressionCodec(key: Array("calibration-test-key".utf8))
 
-    /// The events of `users` simulated users at `parameters`, as the gateway encodes them, in two parallel chunks.
+    /// The events of `users` simulated users at `parameters`, as the gateway encodes them, in two
+    /// parallel chunks on threads of their own: seconds of computation on the cooperative pool
+    /// would starve the tests that run beside these.
     static func traffic(_ parameters: SensitivityParameters, users: Int) async throws -> [Data] {
         let rankings = try await QueryRankings.load(
             queries: DisjointRankings.queries(10), source: DisjointRankings(), cachedSize: parameters.cachedSize,
             pageSize: parameters.pageSize, preferred: parameters.preferred)
         let traffic = try SimulatedTraffic(parameters: parameters, queries: rankings, users: users, codec: codec)
-        async let first = traffic.events(users: 0..<(users / 2))
-        async let second = traffic.events(users: (users / 2)..<users)
+        async let first = runOffPool { try traffic.events(users: 0..<(users / 2)) }
+        async let second = runOffPool { try traffic.events(users: (users / 2)..<users) }
         return try await first + second
     }
 
@@ -38,7 +40,7 @@ struct CalibrationTests {
         // The lines are what braid.events carries: version-3 user keys, decodable by the workers' decoder.
         let first = try ExperimentEvent.decode(try #require(lines.first))
         #expect(first.type == .impression && first.userKind == "user" && first.userKey?.count == 16 && first.offset == 0)
-        let log = Self.log(lines)
+        let log = try await runOffPool { Self.log(lines) }
         #expect(log.malformedCount == 0 && log.events == lines.count)
         let statistics = log.statistics
         #expect(statistics.impressions == 100_000 && statistics.users == 20_000 && statistics.anonymous == 0)
@@ -62,7 +64,8 @@ struct CalibrationTests {
         truth.propensitySpread = 0
         truth.persistence = 0.7
         truth.satisfaction = 0.6
-        let estimate = try UserModelFit.fit(Self.log(try await Self.traffic(truth, users: 10_000)).statistics)
+        let lines = try await Self.traffic(truth, users: 10_000)
+        let estimate = try UserModelFit.fit(try await runOffPool { Self.log(lines).statistics })
         // σ = √log(q ÷ c₀²): near 0 the square root magnifies the noise of the ratio, hence the loose bound.
         #expect(estimate.propensitySpread < 0.25, "\(estimate)")
         #expect(abs(estimate.persistence - 0.7) / 0.7 <= 0.10 && abs(estimate.satisfaction - 0.6) / 0.6 <= 0.10, "\(estimate)")
