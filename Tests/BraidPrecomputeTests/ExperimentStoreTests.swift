@@ -100,4 +100,38 @@ struct ExperimentStoreTests {
             #expect(outcome.late == 1)
         }
     }
+    @Test("Credit is broken down by surface: search and each feed component, adding up to the experiment's")
+    func creditBySurface() async throws {
+        try await withRedisClient(try TestEnvironment.redisURL()) { (redis: RedisClient) async throws -> Void in
+            let store = ExperimentStore(redis: redis, keys: CacheKeys(prefix: TestEnvironment.uniqueName("braid")))
+            let issued = Date()
+            let more = FeedComponentName(feed: "home", component: "more")
+            let deals = FeedComponentName(feed: "home", component: "deals")
+            // (surface, clicked teams): B wins, A wins, ties, and an impression never clicked.
+            let impressions: [(FeedComponentName?, [Int])] = [
+                (nil, [1]), (nil, [0]), (nil, []), (more, [1]), (more, [1]), (more, [0, 1]), (deals, [0]),
+            ]
+            for (nonce, (component, clicks)) in impressions.enumerated() {
+                let token = ImpressionToken(
+                    experiment: "surfaces", offset: 0, slotTeams: [0, 1], teamCount: 2, creditWindow: 0..<2, nonce: UInt64(nonce + 1),
+                    issuedAt: Int64(issued.timeIntervalSince1970), snapshotAgeSeconds: 60, component: component)
+                #expect(token.formatVersion == (component == nil ? 4 : 5))
+                _ = try await store.apply(ExperimentEvent.make(.impression, token: token)!, now: issued)
+                for team in clicks { _ = try await store.apply(ExperimentEvent.make(.click, token: token, position: team)!, now: issued) }
+            }
+            // A replayed click moves nothing, on the surface either.
+            let replayed = ImpressionToken(
+                experiment: "surfaces", offset: 0, slotTeams: [0, 1], teamCount: 2, creditWindow: 0..<2, nonce: 4,
+                issuedAt: Int64(issued.timeIntervalSince1970), snapshotAgeSeconds: 60, component: more)
+            #expect(try await store.apply(ExperimentEvent.make(.click, token: replayed, position: 1)!, now: issued) == .duplicate)
+
+            let outcome = try await store.outcome(of: "surfaces")
+            #expect((outcome.impressions, outcome.winsA, outcome.winsB, outcome.ties) == (7, 2, 3, 2), "\(outcome)")
+            #expect(outcome.surfaces.map(\.surface) == ["search", "home/deals", "home/more"])
+            let counts = outcome.surfaces.map { [$0.impressions, $0.winsA, $0.winsB, $0.ties] }
+            #expect(counts == [[3, 1, 1, 1], [1, 1, 0, 0], [3, 0, 2, 1]], "\(outcome.surfaces)")
+            // Each surface's counts add up to the experiment's.
+            #expect(counts.reduce([0, 0, 0, 0]) { zip($0, $1).map(+) } == [7, 2, 3, 2])
+        }
+    }
 }

@@ -3,6 +3,10 @@ import Foundation
 
 /// Signs impression tokens like cursors (HMAC-SHA256, base64url).
 ///
+/// Version 5 (written for pages of a feed component): version 4's layout with the component
+/// after the age: its length (1) and `<feed>/<component>` (UTF-8, at most 129). Search pages
+/// keep writing version 4, so their ids do not grow.
+///
 /// Version 4 (written for pages with a snapshot's age): version 3's layout with the age of
 /// team 1's snapshot in seconds (2, at most 65,535) after the user key: 2 bytes (about 3
 /// characters of the id) more than version 3.
@@ -22,12 +26,12 @@ import Foundation
 /// ``ImpressionToken/creditWindow``): a client that rendered a page just before a deploy is not
 /// refused, and its clicks credit nothing rather than possibly crediting an A-only slot.
 public struct ImpressionCodec: Sendable {
-    static let formatVersion: UInt8 = 4
     static let macLength = 16
     /// Slots per page at most (the gateway's `per_page` limit is lower).
     public static let maxSlots = 255
-    /// Longest id accepted: the largest version-4 id (255 slots, a 255-byte experiment) is 578.
-    static let maxTextLength = 600
+    /// Longest id accepted: the largest version-5 id (255 slots, a 255-byte experiment, a
+    /// 129-byte component) is 751.
+    static let maxTextLength = 800
 
     private let key: [UInt8]
     private let retired: RetiredKey?
@@ -68,7 +72,7 @@ public struct ImpressionCodec: Sendable {
     public func encode(_ token: ImpressionToken) -> String {
         var bytes: [UInt8] = [2]
         if let issuedAt = token.issuedAt {
-            bytes = [token.snapshotAgeSeconds == nil ? 3 : Self.formatVersion]
+            bytes = [token.formatVersion]
             let seconds = UInt32(clamping: issuedAt)
             for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: seconds >> UInt32(shift))) }
             let user = token.userKey ?? UserKey.nobody
@@ -77,6 +81,10 @@ public struct ImpressionCodec: Sendable {
             if let age = token.snapshotAgeSeconds {
                 let clamped = UInt16(clamping: age)
                 bytes += [UInt8(clamped >> 8), UInt8(truncatingIfNeeded: clamped)]
+                if let component = token.component {
+                    let name = Array(component.description.utf8)
+                    bytes += [UInt8(name.count)] + name
+                }
             }
         }
         let offset = UInt32(clamping: token.offset)
@@ -95,7 +103,7 @@ public struct ImpressionCodec: Sendable {
         return Base64URL.encode(bytes)
     }
 
-    /// Decodes and verifies, versions 1 to 3; never traps, whatever the input. Whether an old
+    /// Decodes and verifies, versions 1 to 5; never traps, whatever the input. Whether an old
     /// id is still evidence is for the caller to decide (``ImpressionValidity``).
     public func decode(_ text: String, now: Date = Date()) throws(ImpressionTokenError) -> ImpressionToken {
         guard text.utf8.count <= Self.maxTextLength, let bytes = Base64URL.decode(text), bytes.count > Self.macLength + 15 else {
@@ -109,13 +117,27 @@ public struct ImpressionCodec: Sendable {
         case 2: return try Self.decodeVersion2(body, from: 1)
         case 3: return try Self.decodeVersion3(body)
         case 4: return try Self.decodeVersion3(body, age: true)
+        case 5: return try Self.decodeVersion3(body, age: true, component: true)
         case let version: throw .unsupportedVersion(version)
         }
     }
 
-    /// Version 3, or with `age` version 4 (two bytes of age after the user key).
-    private static func decodeVersion3(_ body: [UInt8], age: Bool = false) throws(ImpressionTokenError) -> ImpressionToken {
-        let rest = age ? 16 : 14
+    /// Version 3; with `age` version 4 (two bytes of age after the user key); with `component`
+    /// too version 5 (the component after the age).
+    private static func decodeVersion3(
+        _ body: [UInt8], age: Bool = false, component hasComponent: Bool = false
+    ) throws(ImpressionTokenError) -> ImpressionToken {
+        var rest = age ? 16 : 14
+        var component: FeedComponentName?
+        if hasComponent {
+            guard body.count > rest else { throw .malformed }
+            let length = Int(body[rest])
+            guard body.count >= rest + 1 + length, let text = String(validating: body[(rest + 1)..<(rest + 1 + length)], as: UTF8.self),
+                let name = FeedComponentName(text)
+            else { throw .malformed }
+            component = name
+            rest += 1 + length
+        }
         guard body.count >= rest + 9, let kind = UserKey.Kind(rawValue: body[5]) else { throw .malformed }
         let issuedAt = body[1...4].reduce(Int64(0)) { $0 << 8 | Int64($1) }
         let value = body[6...13].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -124,6 +146,7 @@ public struct ImpressionCodec: Sendable {
         token.issuedAt = issuedAt
         token.userKey = UserKey(kind: kind, value: value)
         if age { token.snapshotAgeSeconds = Int(body[14]) << 8 | Int(body[15]) }
+        token.component = component
         return token
     }
 

@@ -34,12 +34,18 @@ public struct ImpressionToken: Sendable, Hashable {
     /// page was served, in seconds (at most 65,535: ``ImpressionCodec`` keeps two bytes, and the
     /// oldest ``SnapshotAge`` bucket starts at 6 hours). Nil for ids of versions 1 to 3.
     public var snapshotAgeSeconds: Int?
+    /// The feed component the page was served in (an `interleaved_recipes` list), nil for a
+    /// search page: the worker credits the experiment and, besides, this component
+    /// (`surfaces` of the outcome). Kept only with `issuedAt` and `snapshotAgeSeconds` (a
+    /// version-5 id is a version-4 id with the component after the age; every interleaved page
+    /// has a snapshot, so it has an age).
+    public var component: FeedComponentName?
 
-    /// Format version the codec writes for this token: 4 when it carries its snapshot's age
-    /// (and its issue time), 3 when it carries its issue time and user key, 2 otherwise (tests
-    /// of old ids), 1 when decoded from a version-1 id.
+    /// Format version the codec writes for this token: 5 when it names a feed component, 4
+    /// when it carries its snapshot's age (and its issue time), 3 when it carries its issue time
+    /// and user key, 2 otherwise (tests of old ids), 1 when decoded from a version-1 id.
     public var formatVersion: UInt8 {
-        issuedAt != nil ? (snapshotAgeSeconds != nil ? 4 : 3) : (creditWindow == nil ? 1 : 2)
+        issuedAt != nil ? (component != nil ? 5 : snapshotAgeSeconds != nil ? 4 : 3) : (creditWindow == nil ? 1 : 2)
     }
 
     /// The largest age an id carries.
@@ -54,9 +60,10 @@ public struct ImpressionToken: Sendable, Hashable {
     ///     to build old ids (tests).
     ///   - snapshotAgeSeconds: the age of team 1's snapshot (clamped to 0…65,535); kept only
     ///     with `issuedAt` (a version-4 id).
+    ///   - component: the feed component showing the page; kept only with `snapshotAgeSeconds`.
     public init(
         experiment: String, offset: Int, slotTeams: [Int], teamCount: Int, creditWindow: Range<Int>, nonce: UInt64,
-        issuedAt: Int64? = nil, userKey: UserKey? = nil, snapshotAgeSeconds: Int? = nil
+        issuedAt: Int64? = nil, userKey: UserKey? = nil, snapshotAgeSeconds: Int? = nil, component: FeedComponentName? = nil
     ) {
         precondition((2...Self.maxTeams).contains(teamCount), "an impression compares 2 to \(Self.maxTeams) teams")
         precondition(slotTeams.allSatisfy { (0..<teamCount).contains($0) }, "every slot's team must be below teamCount")
@@ -69,16 +76,18 @@ public struct ImpressionToken: Sendable, Hashable {
         self.issuedAt = issuedAt
         self.userKey = issuedAt == nil ? nil : (userKey ?? UserKey.nobody)
         self.snapshotAgeSeconds = issuedAt == nil ? nil : snapshotAgeSeconds.map { min(max(0, $0), Self.maxSnapshotAgeSeconds) }
+        self.component = self.snapshotAgeSeconds == nil ? nil : component
     }
 
     /// A two-ranking team-draft page: A is team 0, B team 1.
     public init(
         experiment: String, offset: Int, teams: [Team], creditWindow: Range<Int>, nonce: UInt64, issuedAt: Int64? = nil,
-        userKey: UserKey? = nil, snapshotAgeSeconds: Int? = nil
+        userKey: UserKey? = nil, snapshotAgeSeconds: Int? = nil, component: FeedComponentName? = nil
     ) {
         self.init(
             experiment: experiment, offset: offset, slotTeams: teams.map { $0 == .a ? 0 : 1 }, teamCount: 2,
-            creditWindow: creditWindow, nonce: nonce, issuedAt: issuedAt, userKey: userKey, snapshotAgeSeconds: snapshotAgeSeconds)
+            creditWindow: creditWindow, nonce: nonce, issuedAt: issuedAt, userKey: userKey, snapshotAgeSeconds: snapshotAgeSeconds,
+            component: component)
     }
 
     /// A two-ranking page credited as before the credit window existed: every slot counts,
@@ -100,6 +109,7 @@ public struct ImpressionToken: Sendable, Hashable {
         self.issuedAt = nil
         self.userKey = nil
         self.snapshotAgeSeconds = nil
+        self.component = nil
     }
 
     /// Positions the page showed.

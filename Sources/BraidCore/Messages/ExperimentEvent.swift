@@ -46,6 +46,9 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
     /// The age in seconds of team 1's snapshot when the page was served (version-4 ids): the
     /// worker credits the impression in its ``SnapshotAge`` bucket too. Absent in events of older ids.
     public var snapshotAgeSeconds: Int?
+    /// The feed component that showed the page, `<feed>/<component>` (version-5 ids): the
+    /// worker credits the impression to it as well as to the experiment. Absent for search pages.
+    public var component: String?
     public var receivedAt: Date
 
     public init(type: Kind, experiment: String, impression: String, position: Int? = nil, team: Team? = nil, receivedAt: Date = Date()) {
@@ -59,7 +62,7 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, type, experiment, impression, position, team, teams, credited, offset, slots
+        case schema, type, experiment, impression, position, team, teams, credited, offset, slots, component
         case teamIndex = "team_index"
         case receivedAt = "received_at"
         case issuedAt = "issued_at"
@@ -80,6 +83,7 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
         var event = ExperimentEvent(type: type, experiment: token.experiment, impression: token.id, receivedAt: receivedAt)
         event.teams = token.teamCount
         event.snapshotAgeSeconds = token.snapshotAgeSeconds
+        event.component = token.component?.description
         if let issuedAt = token.issuedAt {
             event.issuedAt = Date(timeIntervalSince1970: TimeInterval(issuedAt))
             let user = token.userKey ?? UserKey.nobody
@@ -131,6 +135,9 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
         }
         if let age = event.snapshotAgeSeconds, !(0...ImpressionToken.maxSnapshotAgeSeconds).contains(age) {
             throw RequestValidationError("snapshot_age_seconds must be 0 to \(ImpressionToken.maxSnapshotAgeSeconds)")
+        }
+        if let component = event.component, FeedComponentName(component) == nil {
+            throw RequestValidationError("component must be <feed>/<component>, each \(Names.rule)")
         }
         let teams = event.teams ?? 2
         guard (2...ImpressionToken.maxTeams).contains(teams) else {

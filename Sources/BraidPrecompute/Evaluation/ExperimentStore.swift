@@ -57,7 +57,7 @@ public struct ExperimentStore: Sendable {
             arguments: [
                 .string(event.type.rawValue), .integer(Int64(event.position ?? -1)), .integer(Int64(team)),
                 .integer(Int64(impressionTTLSeconds)), .integer(Int64(event.teams ?? 2)),
-                .string(SnapshotAge(seconds: event.snapshotAgeSeconds).rawValue),
+                .string(SnapshotAge(seconds: event.snapshotAgeSeconds).rawValue), .string(event.component ?? Self.searchSurface),
             ])
         switch reply {
         case .integer(1): return .credited
@@ -65,6 +65,10 @@ public struct ExperimentStore: Sendable {
         default: return .notEvidence
         }
     }
+
+    /// The surface of impressions from search pages (a feed component's is `<feed>/<component>`).
+    public static let searchSurface = "search"
+    static let surfacePrefix = "surface:"
 
     /// Why the gateway refused events of an experiment (`rejected` in the outcome).
     public static let rejectionReasons = ["expired", "from_the_future", "foreign_user", "outdated"]
@@ -98,7 +102,27 @@ public struct ExperimentStore: Sendable {
                 age: age, impressions: count(prefix + "impressions"),
                 outcome: PreferenceOutcome(winsA: count(prefix + "wins_a"), winsB: count(prefix + "wins_b"), ties: count(prefix + "ties")))
         }
+        outcome.surfaces = Self.surfaces(fields.filter { $0.key.hasPrefix(Self.surfacePrefix) }.mapValues { Int(String(buffer: $0)) ?? 0 })
         return outcome
+    }
+
+    /// The `surface:<surface>:<counter>` fields as one entry per surface: search first, then
+    /// the feed components by name. Fields that do not parse are skipped.
+    static func surfaces(_ fields: [String: Int]) -> [SurfaceCredit] {
+        var counts: [String: [String: Int]] = [:]
+        for (name, value) in fields {
+            let rest = name.dropFirst(surfacePrefix.count)
+            guard let colon = rest.lastIndex(of: ":") else { continue }
+            let surface = String(rest[..<colon])
+            guard surface == searchSurface || FeedComponentName(surface) != nil else { continue }
+            counts[surface, default: [:]][String(rest[rest.index(after: colon)...])] = value
+        }
+        // Search first, then the components by name.
+        return counts.sorted { ($0.key == searchSurface ? "" : $0.key) < ($1.key == searchSurface ? "" : $1.key) }.map { surface, counts in
+            SurfaceCredit(
+                surface: surface, impressions: counts["impressions"] ?? 0,
+                outcome: PreferenceOutcome(winsA: counts["wins_a"] ?? 0, winsB: counts["wins_b"] ?? 0, ties: counts["ties"] ?? 0))
+        }
     }
 
     /// Records looks of the sequential test (`look:<first>-<second>:<k>` = `<wins first> <wins
@@ -172,6 +196,8 @@ public struct ExperimentStore: Sendable {
     /// state (`age`) and counts in `age:<bucket>:impressions` and `:ties`; a click that moves
     /// teams 0 and 1 moves the same counters of its impression's bucket (impressions credited
     /// before buckets existed have no `age` and count in none).
+    /// ARGV[7] is the impression's surface (`search`, or the feed component `<feed>/<component>`):
+    /// kept in its state (`surface`) and counted like the age bucket, in `surface:<surface>:…`.
     /// Returns 1 when something was credited, 2 for a duplicate (an impression event seen
     /// before, or a click on a position already clicked: `duplicates` counts it), 0 otherwise.
     static let recordScript = RedisScript("""
@@ -190,10 +216,12 @@ public struct ExperimentStore: Sendable {
         local changed = 0
         local teams = tonumber(ARGV[5])
         if redis.call('HSETNX', KEYS[2], 'seen', '1') == 1 then
-          redis.call('HSET', KEYS[2], 'teams', teams, 'age', ARGV[6])
+          redis.call('HSET', KEYS[2], 'teams', teams, 'age', ARGV[6], 'surface', ARGV[7])
           redis.call('HINCRBY', KEYS[1], 'impressions', 1)
           redis.call('HINCRBY', KEYS[1], 'age:' .. ARGV[6] .. ':impressions', 1)
           redis.call('HINCRBY', KEYS[1], 'age:' .. ARGV[6] .. ':ties', 1)
+          redis.call('HINCRBY', KEYS[1], 'surface:' .. ARGV[7] .. ':impressions', 1)
+          redis.call('HINCRBY', KEYS[1], 'surface:' .. ARGV[7] .. ':ties', 1)
           for i = 0, teams - 2 do
             for j = i + 1, teams - 1 do redis.call('HINCRBY', KEYS[1], field(i, j, 'ties'), 1) end
           end
@@ -218,6 +246,7 @@ public struct ExperimentStore: Sendable {
         redis.call('EXPIRE', KEYS[3], ARGV[4])
         local clicks = {}
         local age = redis.call('HGET', KEYS[2], 'age')
+        local surface = redis.call('HGET', KEYS[2], 'surface')
         for t = 0, teams - 1 do clicks[t] = tonumber(redis.call('HGET', KEYS[2], clicksField(t)) or '0') end
         for other = 0, teams - 1 do
           if other ~= team then
@@ -234,6 +263,10 @@ public struct ExperimentStore: Sendable {
               if age and i == 0 and j == 1 then
                 redis.call('HINCRBY', KEYS[1], 'age:' .. age .. ':' .. field(i, j, before), -1)
                 redis.call('HINCRBY', KEYS[1], 'age:' .. age .. ':' .. field(i, j, after), 1)
+              end
+              if surface and i == 0 and j == 1 then
+                redis.call('HINCRBY', KEYS[1], 'surface:' .. surface .. ':' .. field(i, j, before), -1)
+                redis.call('HINCRBY', KEYS[1], 'surface:' .. surface .. ':' .. field(i, j, after), 1)
               end
             end
           end
@@ -281,6 +314,36 @@ public struct FreshnessBucket: Sendable, Hashable, Encodable {
         try container.encode(winsB, forKey: .winsB)
         try container.encode(ties, forKey: .ties)
         try container.encode(preference, forKey: .preference)
+    }
+}
+
+/// Credit of teams 0 and 1 among the impressions of one surface (`surfaces` of
+/// `ExperimentOutcome`): search pages, or one feed component's interleaved list.
+public struct SurfaceCredit: Sendable, Hashable, Encodable {
+    /// `search`, or `<feed>/<component>`.
+    public var surface: String
+    public var impressions: Int
+    public var winsA: Int
+    public var winsB: Int
+    public var ties: Int
+    public var pValue: Double
+    public var preference: PreferenceEstimate
+
+    public init(surface: String, impressions: Int, outcome: PreferenceOutcome) {
+        self.surface = surface
+        self.impressions = impressions
+        winsA = outcome.winsA
+        winsB = outcome.winsB
+        ties = outcome.ties
+        pValue = outcome.pValue
+        preference = outcome.preference
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case surface, impressions, ties, preference
+        case winsA = "wins_a"
+        case winsB = "wins_b"
+        case pValue = "p_value"
     }
 }
 
@@ -461,6 +524,10 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
     /// Credit of A against B by the age of B's snapshot when the page was served, one entry per
     /// ``SnapshotAge`` in order.
     public var freshness: [FreshnessBucket] = []
+    /// Credit of A against B by where the pages were shown: `search`, then each feed component
+    /// whose interleaved list is traffic of this experiment. Impressions credited before
+    /// surfaces existed count in none.
+    public var surfaces: [SurfaceCredit] = []
     /// The sequential test (``SequentialOutcome``); filled by the gateway, which knows the design.
     public var sequential: SequentialOutcome?
     /// The sequential test's recorded looks per pair, oldest first (not part of the JSON).
@@ -482,7 +549,7 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case experiment, impressions, ties, preference, teams, pairs, duplicates, late, rejected, sequential, freshness
+        case experiment, impressions, ties, preference, teams, pairs, duplicates, late, rejected, sequential, freshness, surfaces
         case winsA = "wins_a"
         case winsB = "wins_b"
         case pValue = "p_value"
