@@ -84,7 +84,7 @@ public struct BraidClient: Sendable {
         }
         switch output {
         case .ok(let ok): return .content(try Self.body { try ok.body.json }, etag: ok.headers.eTag)
-        case .notModified: return .notModified
+        case .notModified(let notModified): return .notModified(impressionID: notModified.headers.braidImpressionId)
         default: throw Self.undocumented(output)
         }
     }
@@ -126,7 +126,10 @@ public struct BraidClient: Sendable {
             (wanted.0, try await self.component(wanted.0, of: name, user: user, etag: wanted.1))
         }
         for (id, answer) in answers {
-            if case .content(let content, let etag) = answer { feed.update(with: content, etag: etag, for: id) }
+            switch answer {
+            case .content(let content, let etag): feed.update(with: content, etag: etag, for: id)
+            case .notModified(let impressionID): feed.revalidated(id, impressionID: impressionID)
+            }
         }
     }
 

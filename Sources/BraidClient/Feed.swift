@@ -13,8 +13,20 @@ public struct Feed: Sendable {
         public internal(set) var state: State
         /// What to revalidate the content with (`If-None-Match`), when known.
         public internal(set) var etag: String?
+        /// The impression id of the page as last shown: the content's, or the one a 304
+        /// revalidation brought (every revalidated interleaved page is a new impression).
+        public internal(set) var impressionID: String?
 
         public var id: String { layout.id }
+
+        /// The impression of the page as last shown; nil when it carries no impression id
+        /// (it is not an interleaved team-draft page).
+        public var impression: BraidEvent? { impressionID.map { .impression(impressionID: $0) } }
+
+        /// A click on `item` of the page as last shown; nil without an impression id.
+        public func click(_ item: SearchItem) -> BraidEvent? {
+            impressionID.map { .click(impressionID: $0, position: item.position) }
+        }
     }
 
     public let layout: FeedLayout
@@ -48,15 +60,23 @@ public struct Feed: Sendable {
         } else {
             slots[index].state = .ready(content)
             slots[index].etag = etag
+            slots[index].impressionID = content.impressionID
         }
+    }
+
+    /// A 304 kept the content; an interleaved page still gets the new impression id.
+    mutating func revalidated(_ id: String, impressionID: String?) {
+        guard let index = slots.firstIndex(where: { $0.id == id }) else { return }
+        slots[index].impressionID = impressionID
     }
 }
 
 /// One component page, or word that the page the caller holds is still current.
 public enum ComponentPage: Sendable {
     case content(ComponentContent, etag: String?)
-    /// The `etag` sent still matches: keep the content it came with.
-    case notModified
+    /// The `etag` sent still matches: keep the content it came with. An interleaved page
+    /// comes with a new impression id: report events of the page as shown now with it.
+    case notModified(impressionID: String?)
 }
 
 extension ComponentContent {
@@ -74,6 +94,21 @@ extension ComponentContent {
         case .ProfileTabsContent(let c): c.value1
         case .InterleavedListContent(let c): c.value1
         }
+    }
+
+    /// An interleaved team-draft page's impression id (`impression_id`); nil for every other
+    /// content.
+    public var impressionID: String? {
+        if case .InterleavedListContent(let list) = self { return list.value2.impressionId }
+        return nil
+    }
+
+    /// The impression of this page; nil when it carries no impression id.
+    public var impression: BraidEvent? { impressionID.map { .impression(impressionID: $0) } }
+
+    /// A click on `item` of this page; nil when it carries no impression id.
+    public func click(_ item: SearchItem) -> BraidEvent? {
+        impressionID.map { .click(impressionID: $0, position: item.position) }
     }
 
     /// The component's id in its feed.

@@ -166,6 +166,68 @@ struct ClientStackTests {
         }
     }
 
+    @Test("An interleaved feed component's events are credited to the experiment and to the component; a 304 brings a new impression id")
+    func feedComponentEvents() async throws {
+        let fixture = try await WorkerFixture(documents: 300, users: 5)
+        let worker = try await fixture.startWorker("client-feed-worker")
+        defer { worker.signal(SIGTERM) }
+        let gateway = try await Self.start(fixture, experiment: "client-feed-exp")
+        defer { gateway.process.signal(SIGTERM) }
+        let client = try Self.client(gateway)
+        let reporter = EventRecorder()
+
+        var home = try await client.feed("home", user: "u00002")
+        // The list's cached ranking is materialized by the worker after the first miss; until
+        // then its page is live, with no impression id.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while home["more"]?.impressionID == nil {
+            try #require(ContinuousClock.now < deadline, "the interleaved list never carried an impression id: \(String(describing: home["more"]?.state))")
+            try await Task.sleep(for: .milliseconds(250))
+            try await client.load(&home, components: ["more"], user: "u00002")
+        }
+        let slot = try #require(home["more"])
+        guard case .ready(let content) = slot.state, case .InterleavedListContent(let list) = content else {
+            Issue.record("the list is not an interleaved list: \(slot.state)")
+            return
+        }
+        #expect(content.impressionID == slot.impressionID)
+        let b = try #require(list.value2.items?.first { $0.team == .b }, "no B item: \(list)")
+        reporter.report(try #require(slot.impression))
+        reporter.report(try #require(slot.click(b)))
+
+        // Asking again with the ETag costs a 304, which carries an impression id of its own.
+        let etag = try #require(slot.etag)
+        guard case .notModified(let fresh?) = try await client.component("more", of: "home", user: "u00002", etag: etag) else {
+            Issue.record("the unchanged list was not a 304 with an impression id")
+            return
+        }
+        #expect(fresh != slot.impressionID)
+        try await client.refresh(&home, components: ["more"], user: "u00002")
+        let revalidated = try #require(home["more"])
+        guard case .ready(let kept) = revalidated.state else {
+            Issue.record("refresh lost the content")
+            return
+        }
+        #expect(kept == content, "a 304 keeps the content")
+        #expect(![nil, slot.impressionID, fresh].contains(revalidated.impressionID), "the slot holds the id of the page as shown now")
+        reporter.report(try #require(revalidated.impression))
+        #expect(reporter.events.count == 3)
+        try await client.send(reporter.events)
+
+        while true {
+            let outcome = try await client.api.experiment(path: .init(id: "client-feed-exp")).ok.body.json
+            if outcome.impressions == 2 && outcome.winsB == 1 {
+                #expect(outcome.ties == 1 && outcome.winsA == 0, "\(outcome)")
+                #expect(outcome.surfaces.map(\.surface) == ["home/more"], "\(outcome.surfaces)")
+                let surface = try #require(outcome.surfaces.first)
+                #expect((surface.impressions, surface.winsA, surface.winsB, surface.ties) == (2, 0, 1, 1), "\(surface)")
+                break
+            }
+            try #require(ContinuousClock.now < deadline + .seconds(60), "the worker did not credit the events: \(outcome)")
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
     @Test("A refused JWT is fetched anew once and the request sent again; a good one is reused")
     func refreshingCredential() async throws {
         let fixture = try await WorkerFixture(documents: 100, users: 5)

@@ -546,11 +546,18 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.ComponentContent.Output.Ok.Headers = .init(eTag: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "ETag",
-                        as: Swift.String.self
-                    ))
+                    let headers: Operations.ComponentContent.Output.Ok.Headers = .init(
+                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Swift.String.self
+                        ),
+                        braidImpressionId: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Braid-Impression-Id",
+                            as: Components.Headers.ImpressionId.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.ComponentContent.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -576,7 +583,12 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 304:
-                    return .notModified(.init())
+                    let headers: Operations.ComponentContent.Output.NotModified.Headers = .init(braidImpressionId: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Braid-Impression-Id",
+                        as: Components.Headers.ImpressionId.self
+                    ))
+                    return .notModified(.init(headers: headers))
                 case 400:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body

@@ -17,5 +17,10 @@ public import struct Foundation.Data
 public import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/headers` section of the OpenAPI document.
-    public enum Headers {}
+    public enum Headers {
+        /// Interleaved team-draft pages of a component: the page's impression id (as `impression_id` in the body). A 304 carries it too: every revalidated page is a new impression with an id of its own.
+        ///
+        /// - Remark: Generated from `#/components/headers/ImpressionId`.
+        public typealias ImpressionId = Swift.String
+    }
 }

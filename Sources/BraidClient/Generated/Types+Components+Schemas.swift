@@ -1696,21 +1696,29 @@ extension Components {
                 public var _type: Components.Schemas.InterleavedListContent.Value2Payload._TypePayload?
                 /// - Remark: Generated from `#/components/schemas/InterleavedListContent/value2/items`.
                 public var items: [Components.Schemas.SearchItem]?
+                /// A team-draft page's signed impression id, as on a search page: send it with the page's impression and click events. It names this component, so the experiment's outcome also credits the component (`surfaces`). Outside the items: the ETag does not depend on it. Absent when the page is not interleaved (no snapshot) or its arm is not team-draft.
+                ///
+                /// - Remark: Generated from `#/components/schemas/InterleavedListContent/value2/impression_id`.
+                public var impressionId: Swift.String?
                 /// Creates a new `Value2Payload`.
                 ///
                 /// - Parameters:
                 ///   - _type:
                 ///   - items:
+                ///   - impressionId: A team-draft page's signed impression id, as on a search page: send it with the page's impression and click events. It names this component, so the experiment's outcome also credits the component (`surfaces`). Outside the items: the ETag does not depend on it. Absent when the page is not interleaved (no snapshot) or its arm is not team-draft.
                 public init(
                     _type: Components.Schemas.InterleavedListContent.Value2Payload._TypePayload? = nil,
-                    items: [Components.Schemas.SearchItem]? = nil
+                    items: [Components.Schemas.SearchItem]? = nil,
+                    impressionId: Swift.String? = nil
                 ) {
                     self._type = _type
                     self.items = items
+                    self.impressionId = impressionId
                 }
                 public enum CodingKeys: String, CodingKey {
                     case _type = "type"
                     case items
+                    case impressionId = "impression_id"
                 }
             }
             /// - Remark: Generated from `#/components/schemas/InterleavedListContent/value2`.
@@ -1979,6 +1987,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/freshness`.
             public var freshness: [Components.Schemas.FreshnessBucket]
+            /// Credit of A against B by where the pages were shown: `search`, then each feed component (`<feed>/<component>`) whose interleaved list is traffic of this experiment, by name. Only surfaces with impressions are listed; impressions credited before surfaces existed count in none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/surfaces`.
+            public var surfaces: [Components.Schemas.SurfaceCredit]
             /// The group-sequential test of teams 0 and 1 (its reading, as in `SequentialReading`), the design it is read with (interleaving.sequential, or the arm's `sequential`), and how the pairs' errors are controlled: `holm` under multileaving (each pair's `sequential.decision` by Holm's procedure across the pairs), `none` for two teams.
             ///
             /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/sequential`.
@@ -2119,6 +2131,7 @@ extension Components {
             ///   - teams: Teams compared; 0 is the live ranking.
             ///   - pairs: Every pair of teams, first < second (one pair for two teams).
             ///   - freshness: Credit of A against B by the age of B's snapshot, one entry per bucket in this order.
+            ///   - surfaces: Credit of A against B by where the pages were shown: `search`, then each feed component (`<feed>/<component>`) whose interleaved list is traffic of this experiment, by name. Only surfaces with impressions are listed; impressions credited before surfaces existed count in none.
             ///   - sequential: The group-sequential test of teams 0 and 1 (its reading, as in `SequentialReading`), the design it is read with (interleaving.sequential, or the arm's `sequential`), and how the pairs' errors are controlled: `holm` under multileaving (each pair's `sequential.decision` by Holm's procedure across the pairs), `none` for two teams.
             public init(
                 experiment: Swift.String,
@@ -2134,6 +2147,7 @@ extension Components {
                 teams: Swift.Int,
                 pairs: Components.Schemas.ExperimentOutcome.PairsPayload,
                 freshness: [Components.Schemas.FreshnessBucket],
+                surfaces: [Components.Schemas.SurfaceCredit],
                 sequential: Components.Schemas.ExperimentOutcome.SequentialPayload
             ) {
                 self.experiment = experiment
@@ -2149,6 +2163,7 @@ extension Components {
                 self.teams = teams
                 self.pairs = pairs
                 self.freshness = freshness
+                self.surfaces = surfaces
                 self.sequential = sequential
             }
             public enum CodingKeys: String, CodingKey {
@@ -2165,6 +2180,7 @@ extension Components {
                 case teams
                 case pairs
                 case freshness
+                case surfaces
                 case sequential
             }
         }
@@ -2238,6 +2254,63 @@ extension Components {
                 case winsA = "wins_a"
                 case winsB = "wins_b"
                 case ties
+                case preference
+            }
+        }
+        /// Teams 0 and 1 (A and B) among the impressions shown on one surface, with the same credit rules as the whole experiment.
+        ///
+        /// - Remark: Generated from `#/components/schemas/SurfaceCredit`.
+        public struct SurfaceCredit: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SurfaceCredit/surface`.
+            public var surface: Swift.String
+            /// - Remark: Generated from `#/components/schemas/SurfaceCredit/impressions`.
+            public var impressions: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/SurfaceCredit/wins_a`.
+            public var winsA: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/SurfaceCredit/wins_b`.
+            public var winsB: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/SurfaceCredit/ties`.
+            public var ties: Swift.Int
+            /// Two-sided sign test over this surface's wins.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SurfaceCredit/p_value`.
+            public var pValue: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/SurfaceCredit/preference`.
+            public var preference: Components.Schemas.Preference
+            /// Creates a new `SurfaceCredit`.
+            ///
+            /// - Parameters:
+            ///   - surface:
+            ///   - impressions:
+            ///   - winsA:
+            ///   - winsB:
+            ///   - ties:
+            ///   - pValue: Two-sided sign test over this surface's wins.
+            ///   - preference:
+            public init(
+                surface: Swift.String,
+                impressions: Swift.Int,
+                winsA: Swift.Int,
+                winsB: Swift.Int,
+                ties: Swift.Int,
+                pValue: Swift.Double,
+                preference: Components.Schemas.Preference
+            ) {
+                self.surface = surface
+                self.impressions = impressions
+                self.winsA = winsA
+                self.winsB = winsB
+                self.ties = ties
+                self.pValue = pValue
+                self.preference = preference
+            }
+            public enum CodingKeys: String, CodingKey {
+                case surface
+                case impressions
+                case winsA = "wins_a"
+                case winsB = "wins_b"
+                case ties
+                case pValue = "p_value"
                 case preference
             }
         }

@@ -667,12 +667,21 @@ public enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/v1/feeds/{feed}/components/{component}/GET/responses/200/headers/ETag`.
                     public var eTag: Swift.String?
+                    /// Interleaved team-draft pages of a component: the page's impression id (as `impression_id` in the body). A 304 carries it too: every revalidated page is a new impression with an id of its own.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/feeds/{feed}/components/{component}/GET/responses/200/headers/Braid-Impression-Id`.
+                    public var braidImpressionId: Components.Headers.ImpressionId?
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
                     ///   - eTag: The content hash of the page's items (for list components also its state_hash).
-                    public init(eTag: Swift.String? = nil) {
+                    ///   - braidImpressionId: Interleaved team-draft pages of a component: the page's impression id (as `impression_id` in the body). A 304 carries it too: every revalidated page is a new impression with an id of its own.
+                    public init(
+                        eTag: Swift.String? = nil,
+                        braidImpressionId: Components.Headers.ImpressionId? = nil
+                    ) {
                         self.eTag = eTag
+                        self.braidImpressionId = braidImpressionId
                     }
                 }
                 /// Received HTTP response headers
@@ -733,8 +742,29 @@ public enum Operations {
                 }
             }
             public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/feeds/{feed}/components/{component}/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// Interleaved team-draft pages of a component: the page's impression id (as `impression_id` in the body). A 304 carries it too: every revalidated page is a new impression with an id of its own.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/feeds/{feed}/components/{component}/GET/responses/304/headers/Braid-Impression-Id`.
+                    public var braidImpressionId: Components.Headers.ImpressionId?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - braidImpressionId: Interleaved team-draft pages of a component: the page's impression id (as `impression_id` in the body). A 304 carries it too: every revalidated page is a new impression with an id of its own.
+                    public init(braidImpressionId: Components.Headers.ImpressionId? = nil) {
+                        self.braidImpressionId = braidImpressionId
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ComponentContent.Output.NotModified.Headers
                 /// Creates a new `NotModified`.
-                public init() {}
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ComponentContent.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
             }
             /// Not modified (If-None-Match matched the ETag).
             ///
@@ -742,14 +772,6 @@ public enum Operations {
             ///
             /// HTTP response code: `304 notModified`.
             case notModified(Operations.ComponentContent.Output.NotModified)
-            /// Not modified (If-None-Match matched the ETag).
-            ///
-            /// - Remark: Generated from `#/paths//v1/feeds/{feed}/components/{component}/get(componentContent)/responses/304`.
-            ///
-            /// HTTP response code: `304 notModified`.
-            public static var notModified: Self {
-                .notModified(.init())
-            }
             /// The associated value of the enum case if `self` is `.notModified`.
             ///
             /// - Throws: An error if `self` is not `.notModified`.

@@ -31,11 +31,15 @@ public struct ComponentContentResponse: Sendable, Equatable {
     public var joinedItems: ArraySlice<UInt8>?
     public var itemCount: Int
     public var nextCursor: String?
+    /// An interleaved team-draft page's impression id (``ImpressionToken``): written after the
+    /// items, never part of them, so the ETag and a cached body's bytes do not depend on it.
+    public var impressionID: String?
 
     public init(
         component: String, type: String, status: Status, source: Source? = nil, stateHash: String? = nil, etag: String? = nil,
-        joinedItems: ArraySlice<UInt8>? = nil, itemCount: Int = 0, nextCursor: String? = nil
+        joinedItems: ArraySlice<UInt8>? = nil, itemCount: Int = 0, nextCursor: String? = nil, impressionID: String? = nil
     ) {
+        self.impressionID = impressionID
         self.component = component
         self.type = type
         self.status = status
@@ -101,6 +105,10 @@ struct ComponentResponseWriter {
         if response.status == .ready {
             raw(#","next_cursor":"#)
             if let cursor = response.nextCursor { string(cursor) } else { raw("null") }
+        }
+        if let impression = response.impressionID {
+            raw(#","impression_id":"#)
+            string(impression)
         }
         raw("}")
     }

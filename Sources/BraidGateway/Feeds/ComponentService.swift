@@ -66,12 +66,13 @@ public struct ComponentService: Sendable {
 
     /// One page of one component. `query` searches inside a profile tab. A backend slower
     /// than `timeout` gives a pending entry; an unreachable one a 503 when `pendingOnFailure`
-    /// is false.
+    /// is false. `verified`: the request's credential proved it is `user`, so an interleaved
+    /// page's impression id is keyed by the user and its events are accepted only from them.
     public func content(
-        feed: String, component: String, user: String, cursor: String?, query: String? = nil, timeout: Duration? = nil,
-        pendingOnFailure: Bool = false, now: Date = Date()
+        feed: String, component: String, user: String, cursor: String?, query: String? = nil, verified: Bool = false,
+        timeout: Duration? = nil, pendingOnFailure: Bool = false, now: Date = Date()
     ) async throws(GatewayError) -> ComponentContentResponse {
-        let resolved = try resolve(feed: feed, component: component, user: user, query: query)
+        let resolved = try resolve(feed: feed, component: component, user: user, query: query, verified: verified)
         // An interleaved list's cursor is a search cursor, checked by the search service.
         let offset = resolved.type == .interleavedRecipes ? 0 : try self.offset(cursor, resolved: resolved, now: now)
         do {
@@ -95,12 +96,14 @@ public struct ComponentService: Sendable {
     /// component that fails or misses it is `pending`, the others are unaffected. A name listed
     /// several times is loaded once and its entry repeated at each place it was asked for, so
     /// twenty copies of one name cost one load (one live query), not twenty.
-    public func batch(feed: String, components: [String], user: String, timeout: Duration) async throws(GatewayError) -> [ComponentContentResponse] {
+    public func batch(
+        feed: String, components: [String], user: String, verified: Bool = false, timeout: Duration
+    ) async throws(GatewayError) -> [ComponentContentResponse] {
         var distinct: [Resolved] = []
         var index: [String: Int] = [:]
         for component in components where index[component] == nil {
             index[component] = distinct.count
-            distinct.append(try resolve(feed: feed, component: component, user: user, query: nil))
+            distinct.append(try resolve(feed: feed, component: component, user: user, query: nil, verified: verified))
         }
         let now = Date()
         let results = await Deadline.runEach(timeout: timeout, distinct.map { resolved in
@@ -128,6 +131,8 @@ public struct ComponentService: Sendable {
         var user: String
         /// A search inside a profile tab.
         var query: String?
+        /// Whether `user` is the request's verified user (see ``ComponentService/content``).
+        var verified = false
 
         /// Binds cursors to one component of one user (and one tab search).
         var cursorBinding: UInt64 {
@@ -141,7 +146,7 @@ public struct ComponentService: Sendable {
         }
     }
 
-    func resolve(feed: String, component: String, user: String, query: String?) throws(GatewayError) -> Resolved {
+    func resolve(feed: String, component: String, user: String, query: String?, verified: Bool = false) throws(GatewayError) -> Resolved {
         guard let definition = feeds[feed] else { throw Self.unknownFeed(feed, feeds) }
         guard let section = definition.components[component] else {
             throw .notFound("feed '\(feed)' has no component '\(component)'; it has: \(definition.components.keys.sorted().joined(separator: ", "))")
@@ -150,7 +155,8 @@ public struct ComponentService: Sendable {
             throw .badRequest("component '\(component)' (\(section.type.rawValue)) does not accept q; profile tabs do", code: "invalid_parameter")
         }
         return Resolved(
-            feed: feed, id: component, section: section, type: section.type, scope: section.scope(user: user), user: user, query: query)
+            feed: feed, id: component, section: section, type: section.type, scope: section.scope(user: user), user: user, query: query,
+            verified: verified)
     }
 
     func offset(_ cursor: String?, resolved: Resolved, now: Date) throws(GatewayError) -> Int {
@@ -202,18 +208,23 @@ public struct ComponentService: Sendable {
     }
 
     /// A page of an interleaved list: a search page of the component's query and ranking, the
-    /// user as its session; the cursor is the search cursor (it pins the snapshot).
+    /// user as its session; the cursor is the search cursor (it pins the snapshot). A
+    /// team-draft page is experiment traffic like a search page, with the same credit window
+    /// and validity: its impression id names this component, outside the items.
     func interleaved(_ resolved: Resolved, cursor: String?, now: Date) async throws -> ComponentContentResponse {
         guard let search, let query = resolved.section.query else {
             throw GatewayError.unavailable("component \(resolved.id) has no search service", code: "component_unavailable")
         }
-        let page = try await search.page(
-            SearchParameters(
-                query: query, perPage: resolved.section.pageSize, cursor: cursor, ranking: resolved.section.ranking, session: resolved.user),
-            now: now)
-        return .ready(
+        var parameters = SearchParameters(
+            query: query, perPage: resolved.section.pageSize, cursor: cursor, ranking: resolved.section.ranking, session: resolved.user,
+            user: resolved.verified ? resolved.user : nil)
+        parameters.component = FeedComponentName(feed: resolved.feed, component: resolved.id)
+        let page = try await search.page(parameters, now: now)
+        var content = ComponentContentResponse.ready(
             resolved.id, type: resolved.type, sizing: nil, source: page.interleaving.snapshot == nil ? .live : .interleaved,
             joined: ArraySlice(try CanonicalJSON.joined(page.items)), count: page.items.count, nextCursor: page.nextCursor)
+        content.impressionID = page.impressionID
+        return content
     }
 
     /// The stored content, through the near-cache when the stored version is the cached one.

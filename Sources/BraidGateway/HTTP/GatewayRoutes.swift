@@ -1,6 +1,7 @@
 import BraidCore
 import BraidObservability
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Tracing
 
@@ -110,7 +111,8 @@ public struct GatewayRoutes: Sendable {
             let user = try await identity.user(claimed: query["user"], request: request, context: context)
             let content = try await components.content(
                 feed: feed, component: component, user: user,
-                cursor: try SearchParameters.text(query["cursor"], name: "cursor", maxLength: CursorCodec.maxTextLength), query: try Self.tabQuery(query["q"]))
+                cursor: try SearchParameters.text(query["cursor"], name: "cursor", maxLength: CursorCodec.maxTextLength), query: try Self.tabQuery(query["q"]),
+                verified: identity.isVerified && !context.isAdmin)
             return Self.conditional(content, ifNoneMatch: request.headers[.ifNoneMatch])
         }
         router.post("/v1/feeds/:feed/components:batchGet") { request, context in
@@ -125,7 +127,8 @@ public struct GatewayRoutes: Sendable {
                 throw GatewayError.badRequest("timeout_ms must be 1 to 10000", code: "invalid_body")
             }
             let timeout = body.timeoutMs.map { Duration.milliseconds($0) } ?? batchTimeout
-            let contents = try await components.batch(feed: feed, components: body.components, user: user, timeout: timeout)
+            let contents = try await components.batch(
+                feed: feed, components: body.components, user: user, verified: identity.isVerified && !context.isAdmin, timeout: timeout)
             var writer = ComponentResponseWriter(capacity: 16_384)
             writer.writeBatch(contents)
             return JSONResponse.bytes(writer.bytes)
@@ -212,14 +215,24 @@ public struct GatewayRoutes: Sendable {
 
     /// 304 when the client already has this content (If-None-Match holds its ETag: the
     /// content hash of the page, also for fixed-size components whose state hash is not).
+    /// An interleaved page's impression id is in `Braid-Impression-Id` too: a revalidated
+    /// page is a new impression, and a 304 has no body to carry it.
     static func conditional(_ content: ComponentContentResponse, ifNoneMatch: String?) -> Response {
-        guard let hash = content.etag else { return JSONResponse.bytes(content.json) }
+        var headers = HTTPFields()
+        if let impression = content.impressionID { headers[.braidImpressionID] = impression }
+        guard let hash = content.etag else { return JSONResponse.bytes(content.json, headers: headers) }
         let etag = "\"\(hash)\""
+        headers[.eTag] = etag
         if let ifNoneMatch, ETag.matches(ifNoneMatch, etag: etag) {
-            return Response(status: .notModified, headers: [.eTag: etag])
+            return Response(status: .notModified, headers: headers)
         }
-        return JSONResponse.bytes(content.json, headers: [.eTag: etag])
+        return JSONResponse.bytes(content.json, headers: headers)
     }
+}
+
+extension HTTPField.Name {
+    /// The impression id of an interleaved component page (also on a 304).
+    static let braidImpressionID = Self("Braid-Impression-Id")!
 }
 
 enum ETag {

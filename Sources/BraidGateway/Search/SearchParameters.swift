@@ -14,6 +14,9 @@ public struct SearchParameters: Sendable, Equatable {
     public var session: String?
     /// The verified user of the request (not a query parameter): impression ids carry its key.
     public var user: String?
+    /// The feed component the page is for (not a query parameter): its impression id names it,
+    /// so the experiment's credit is also broken down by component.
+    public var component: FeedComponentName?
 
     public static let perPageRange = 1...100
     public static let pageRange = 1...10_000

@@ -75,7 +75,8 @@ extension SearchService {
             experiment: arm.name, offset: position.offset, slotTeams: items.map { $0.teamIndex ?? 0 }, teamCount: arm.multileave.count + 1,
             creditWindow: planner.creditWindow, nonce: UInt64.random(in: 0...UInt64.max), issuedAt: Int64(now.timeIntervalSince1970),
             userKey: impressions.userKey(user: parameters.user, session: parameters.session),
-            snapshotAgeSeconds: secondaries.first?.snapshot.map { Self.ageSeconds(of: $0, now: now) }))
+            snapshotAgeSeconds: secondaries.first?.snapshot.map { Self.ageSeconds(of: $0, now: now) },
+            component: parameters.component))
         let configuration = arm.configuration
         return SearchPage(
             query: parameters.query, page: position.offset / position.size + 1, perPage: position.size, items: items,

@@ -119,7 +119,8 @@ public struct SearchService: Sendable {
                 experiment: arm.name, offset: position.offset, teams: items.map(\.team), creditWindow: planner.creditWindow,
                 nonce: UInt64.random(in: 0...UInt64.max), issuedAt: Int64(now.timeIntervalSince1970),
                 userKey: impressions.userKey(user: parameters.user, session: parameters.session),
-                snapshotAgeSeconds: secondary.snapshot.map { Self.ageSeconds(of: $0, now: now) }))
+                snapshotAgeSeconds: secondary.snapshot.map { Self.ageSeconds(of: $0, now: now) },
+                component: parameters.component))
             : nil
         return SearchPage(
             query: parameters.query, page: position.offset / position.size + 1, perPage: position.size, items: items,

@@ -79,6 +79,19 @@ function freshness(outcome) {
     el('tr', {}, ['age of B\'s snapshot', 'impressions', 'wins A', 'wins B', 'ties', 'Δ', '95 % interval'].map(h => el('th', { text: h }))), rows);
 }
 
+// Credit of A against B by where the pages were shown: search, and each feed component whose
+// interleaved list is traffic of the experiment.
+function surfaces(outcome) {
+  const rows = (outcome.surfaces || []).map(entry => el('tr', { class: 'surface', 'data-surface': entry.surface },
+    el('td', { class: 'text', text: entry.surface }), el('td', { text: entry.impressions }),
+    el('td', { text: entry.wins_a }), el('td', { text: entry.wins_b }), el('td', { text: entry.ties }),
+    el('td', { text: fixed(entry.preference.delta, 3) }),
+    el('td', { text: '[' + fixed(entry.preference.ci_lower, 3) + ', ' + fixed(entry.preference.ci_upper, 3) + ']' }),
+    el('td', { text: fixed(entry.p_value, 4) })));
+  return el('table', { class: 'surfaces' },
+    el('tr', {}, ['shown on', 'impressions', 'wins A', 'wins B', 'ties', 'Δ', '95 % interval', 'p-value'].map(h => el('th', { text: h }))), rows);
+}
+
 async function renderExperiments(main, generation) {
   const overview = Console.overview;
   const box = el('div', { id: 'experiments' });
@@ -111,6 +124,7 @@ async function renderExperiments(main, generation) {
           ' · ' + history.samples.length + ' samples' }),
         evidence(outcome),
         freshness(outcome),
+        surfaces(outcome),
         chart(history.samples)));
     }
     if (generation === Console.generation) { box.replaceChildren(...parts); main.dataset.ready = 'true'; }
