@@ -65,8 +65,17 @@ def main():
         events.append({"type": "impression", "impression_id": page["impression_id"]})
         if clicked:
             events.append({"type": "click", "impression_id": page["impression_id"], "position": clicked[0]["position"]})
+    # The home feed's interleaved list, for a user whose session falls in the draft arm: its
+    # page is traffic of the experiment too, credited to the component. Its cached ranking is
+    # materialized after the first misses.
+    more = "/v1/feeds/home/components/more?" + urllib.parse.urlencode({"user": draft["sample_session"]})
+    listed = wait(lambda: (lambda page: page if page.get("impression_id") else None)(api(more)), 60, "an impression id on home/more")
+    clicked = [item for item in listed["items"] if item["team"] == "B"]
+    events.append({"type": "impression", "impression_id": listed["impression_id"]})
+    if clicked:
+        events.append({"type": "click", "impression_id": listed["impression_id"], "position": clicked[0]["position"]})
     api("/v1/events", {"events": events})
-    wait(lambda: api("/v1/experiments/draft")["impressions"] >= 10, 60, "the worker to credit 10 impressions")
+    wait(lambda: api("/v1/experiments/draft")["impressions"] >= 11, 60, "the worker to credit 11 impressions")
 
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium")
@@ -288,6 +297,18 @@ def main():
         fresh = next(row for row in expected if row[0] == "under_15m")
         if int(fresh[1]) < 10:
             raise Check(f"the impressions of just-computed snapshots are not under 15 minutes old: {expected}")
+
+        # Credit by surface: search, then the feed component, the API's counts and p-values.
+        def drawn_surfaces():
+            rows = js(f"return [...{section}.querySelectorAll('table.surfaces tr.surface')].map(r => [r.dataset.surface, "
+                      "...[...r.querySelectorAll('td')].slice(1, 5).map(n => n.textContent), r.querySelector('td:last-child').textContent])")
+            entries = api("/v1/experiments/draft")["surfaces"]
+            expected = [[e["surface"], str(e["impressions"]), str(e["wins_a"]), str(e["wins_b"]), str(e["ties"]), f"{e['p_value']:.4f}"]
+                        for e in entries]
+            return (rows, expected) if rows == expected else None
+        rows, expected = wait(drawn_surfaces, 20, "the surfaces table to match the API")
+        if [row[0] for row in expected] != ["search", "home/more"] or expected[1][1] != "1":
+            raise Check(f"the component's impression is not credited to it: {expected}")
         shot("experiments")
 
     def workers():
