@@ -1,6 +1,6 @@
 /// One component of one feed, written `<feed>/<component>` (both ``Names``): where an
 /// interleaved page was shown, in impression ids, events and the outcome's `surfaces`.
-public struct FeedComponentName: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct FeedComponentName: Sendable, Hashable, CustomStringConvertible {
     public var feed: String
     public var component: String
 
@@ -19,6 +19,4 @@ public struct FeedComponentName: Sendable, Hashable, Comparable, CustomStringCon
     }
 
     public var description: String { "\(feed)/\(component)" }
-
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.description < rhs.description }
 }
