@@ -78,7 +78,7 @@ struct ImpressionCodecTests {
         let trailer: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 7, 1, UInt8(ascii: "e")]
         let valid: [UInt8] = [2, 0, 0, 0, 3, 2, 2, 0, 2, 0x10] + trailer
         #expect(try codec.decode(signed(valid)).slotTeams == [0, 1])
-        #expect(throws: ImpressionTokenError.unsupportedVersion(6)) { try codec.decode(signed([6] + valid.dropFirst())) }
+        #expect(throws: ImpressionTokenError.unsupportedVersion(7)) { try codec.decode(signed([7] + valid.dropFirst())) }
         let broken: [[UInt8]] = [
             [2, 0, 0, 0, 3, 2, 6, 0, 2, 0x10] + trailer,  // six teams
             [2, 0, 0, 0, 3, 2, 1, 0, 2, 0x00] + trailer,  // one team

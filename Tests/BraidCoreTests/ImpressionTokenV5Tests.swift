@@ -34,9 +34,14 @@ struct ImpressionTokenV5Tests {
         #expect(try codec.decode(codec.encode(big)).component == longest)
     }
 
-    @Test("Without an issue time or an age there is no component: such ids keep their old versions")
-    func componentNeedsAnAge() {
-        #expect(token(component: more, age: nil).component == nil && token(component: more, age: nil).formatVersion == 3)
+    @Test("A component without an age is version 6 and keeps its component; without an issue time there is none")
+    func componentWithoutAnAge() throws {
+        let decoded = try codec.decode(codec.encode(token(component: more, age: nil)))
+        #expect(decoded == token(component: more, age: nil) && decoded.formatVersion == 6)
+        #expect(decoded.component == more && decoded.snapshotAgeSeconds == nil && decoded.issuedAt == issued)
+        let v3 = Base64URL.decode(codec.encode(token(component: nil, age: nil)))!
+        let v6 = Base64URL.decode(codec.encode(token(component: more, age: nil)))!
+        #expect(v6.count - v3.count == 1 + "home/more".utf8.count)
         let old = ImpressionToken(experiment: "draft", offset: 0, teams: [.a, .b], creditWindow: 0..<2, nonce: 1, component: more)
         #expect(old.component == nil && old.formatVersion == 2)
     }

@@ -54,8 +54,11 @@ struct EvidenceTests {
                 let accepted = try await Self.post(client, events)
                 #expect(accepted.status == 202 && accepted["accepted"] as? Int == 2, "\(accepted.object)")
             }
+            // Four resent events, or more: Kafka delivers at least once, and a message the worker
+            // reads again (its group rebalancing as it starts) is one more duplicate, never credit.
             let outcome = try await Self.outcome(client, "evidence-exp") { ($0["duplicates"] as? Int ?? 0) >= 4 }
-            #expect(outcome["duplicates"] as? Int == 4, "\(outcome.object)")
+            let duplicates = try #require(outcome["duplicates"] as? Int)
+            #expect((4...6).contains(duplicates), "\(outcome.object)")
             #expect(outcome["impressions"] as? Int == 1 && outcome["wins_b"] as? Int == 1 && outcome["ties"] as? Int == 0, "credited once: \(outcome.object)")
 
             // Ids issued outside the window, and an id from before version 3.
@@ -83,8 +86,9 @@ struct EvidenceTests {
             for (reason, count) in ["expired": 2, "from_the_future": 1, "outdated": 1, "foreign_user": 0] {
                 #expect(rejected[reason] as? Int == count, "\(reason): \(rejected)")
             }
-            // The good events of refused batches were not published: still one duplicate set.
-            #expect(counted["duplicates"] as? Int == 4, "\(counted.object)")
+            // The good events of refused batches were not published: no more duplicates (each
+            // would have been one).
+            #expect(counted["duplicates"] as? Int == duplicates, "\(counted.object)")
         }
     }
 

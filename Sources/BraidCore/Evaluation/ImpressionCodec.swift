@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Version 5 (written for pages of a feed component): version 4's layout with the component
 /// after the age: its length (1) and `<feed>/<component>` (UTF-8, at most 129). Search pages
-/// keep writing version 4, so their ids do not grow.
+/// keep writing version 4, so their ids do not grow. Version 6: the same without the age
+/// (version 3's layout and the component), for a component page with no snapshot age.
 ///
 /// Version 4 (written for pages with a snapshot's age): version 3's layout with the age of
 /// team 1's snapshot in seconds (2, at most 65,535) after the user key: 2 bytes (about 3
@@ -81,10 +82,10 @@ public struct ImpressionCodec: Sendable {
             if let age = token.snapshotAgeSeconds {
                 let clamped = UInt16(clamping: age)
                 bytes += [UInt8(clamped >> 8), UInt8(truncatingIfNeeded: clamped)]
-                if let component = token.component {
-                    let name = Array(component.description.utf8)
-                    bytes += [UInt8(name.count)] + name
-                }
+            }
+            if let component = token.component {
+                let name = Array(component.description.utf8)
+                bytes += [UInt8(name.count)] + name
             }
         }
         let offset = UInt32(clamping: token.offset)
@@ -103,7 +104,7 @@ public struct ImpressionCodec: Sendable {
         return Base64URL.encode(bytes)
     }
 
-    /// Decodes and verifies, versions 1 to 5; never traps, whatever the input. Whether an old
+    /// Decodes and verifies, versions 1 to 6; never traps, whatever the input. Whether an old
     /// id is still evidence is for the caller to decide (``ImpressionValidity``).
     public func decode(_ text: String, now: Date = Date()) throws(ImpressionTokenError) -> ImpressionToken {
         guard text.utf8.count <= Self.maxTextLength, let bytes = Base64URL.decode(text), bytes.count > Self.macLength + 15 else {
@@ -118,12 +119,13 @@ public struct ImpressionCodec: Sendable {
         case 3: return try Self.decodeVersion3(body)
         case 4: return try Self.decodeVersion3(body, age: true)
         case 5: return try Self.decodeVersion3(body, age: true, component: true)
+        case 6: return try Self.decodeVersion3(body, component: true)
         case let version: throw .unsupportedVersion(version)
         }
     }
 
-    /// Version 3; with `age` version 4 (two bytes of age after the user key); with `component`
-    /// too version 5 (the component after the age).
+    /// Version 3; with `age` version 4 (two bytes of age after the user key); with `age` and
+    /// `component` version 5 (the component after the age); with `component` alone version 6.
     private static func decodeVersion3(
         _ body: [UInt8], age: Bool = false, component hasComponent: Bool = false
     ) throws(ImpressionTokenError) -> ImpressionToken {

@@ -36,16 +36,19 @@ public struct ImpressionToken: Sendable, Hashable {
     public var snapshotAgeSeconds: Int?
     /// The feed component the page was served in (an `interleaved_recipes` list), nil for a
     /// search page: the worker credits the experiment and, besides, this component
-    /// (`surfaces` of the outcome). Kept only with `issuedAt` and `snapshotAgeSeconds` (a
-    /// version-5 id is a version-4 id with the component after the age; every interleaved page
-    /// has a snapshot, so it has an age).
+    /// (`surfaces` of the outcome). Kept only with `issuedAt`: a version-5 id is a version-4 id
+    /// with the component after the age, a version-6 id a version-3 id with it (a multileave
+    /// page whose first cached ranking had no snapshot has no age).
     public var component: FeedComponentName?
 
-    /// Format version the codec writes for this token: 5 when it names a feed component, 4
-    /// when it carries its snapshot's age (and its issue time), 3 when it carries its issue time
-    /// and user key, 2 otherwise (tests of old ids), 1 when decoded from a version-1 id.
+    /// Format version the codec writes for this token: 5 when it names a feed component and
+    /// carries its snapshot's age, 6 when it names one without an age, 4 when it carries its
+    /// snapshot's age (and its issue time), 3 when it carries its issue time and user key, 2
+    /// otherwise (tests of old ids), 1 when decoded from a version-1 id.
     public var formatVersion: UInt8 {
-        issuedAt != nil ? (component != nil ? 5 : snapshotAgeSeconds != nil ? 4 : 3) : (creditWindow == nil ? 1 : 2)
+        guard issuedAt != nil else { return creditWindow == nil ? 1 : 2 }
+        if component != nil { return snapshotAgeSeconds != nil ? 5 : 6 }
+        return snapshotAgeSeconds != nil ? 4 : 3
     }
 
     /// The largest age an id carries.
@@ -60,7 +63,7 @@ public struct ImpressionToken: Sendable, Hashable {
     ///     to build old ids (tests).
     ///   - snapshotAgeSeconds: the age of team 1's snapshot (clamped to 0…65,535); kept only
     ///     with `issuedAt` (a version-4 id).
-    ///   - component: the feed component showing the page; kept only with `snapshotAgeSeconds`.
+    ///   - component: the feed component showing the page; kept only with `issuedAt`.
     public init(
         experiment: String, offset: Int, slotTeams: [Int], teamCount: Int, creditWindow: Range<Int>, nonce: UInt64,
         issuedAt: Int64? = nil, userKey: UserKey? = nil, snapshotAgeSeconds: Int? = nil, component: FeedComponentName? = nil
@@ -76,7 +79,7 @@ public struct ImpressionToken: Sendable, Hashable {
         self.issuedAt = issuedAt
         self.userKey = issuedAt == nil ? nil : (userKey ?? UserKey.nobody)
         self.snapshotAgeSeconds = issuedAt == nil ? nil : snapshotAgeSeconds.map { min(max(0, $0), Self.maxSnapshotAgeSeconds) }
-        self.component = self.snapshotAgeSeconds == nil ? nil : component
+        self.component = issuedAt == nil ? nil : component
     }
 
     /// A two-ranking team-draft page: A is team 0, B team 1.

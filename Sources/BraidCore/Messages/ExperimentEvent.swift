@@ -46,7 +46,7 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
     /// The age in seconds of team 1's snapshot when the page was served (version-4 ids): the
     /// worker credits the impression in its ``SnapshotAge`` bucket too. Absent in events of older ids.
     public var snapshotAgeSeconds: Int?
-    /// The feed component that showed the page, `<feed>/<component>` (version-5 ids): the
+    /// The feed component that showed the page, `<feed>/<component>` (version-5 and -6 ids): the
     /// worker credits the impression to it as well as to the experiment. Absent for search pages.
     public var component: String?
     public var receivedAt: Date
