@@ -167,7 +167,14 @@ struct OverRateCallerAttack: AttackScenario {
         let token = try await target.issuer.token(for: "over-rate-\(UInt32.random(in: 0...UInt32.max))")
         let identityStatuses = try await target.flood(200) { _ in try await target.request("/v1/feeds/home", token: token) }
         let identityRefused = identityStatuses.filter { $0 == 429 }.count
-        let refusal = try await target.request("/v1/feeds/home", token: token)
+        // The bucket refills while the flood's last answers come back (a token every 1/rate
+        // seconds), so one request after it may be admitted: five at once, and one of them must
+        // be refused with its Retry-After.
+        let probes = try await withThrowingTaskGroup(of: HTTPProbe.Response.self) { group in
+            for _ in 0..<5 { group.addTask { try await target.request("/v1/feeds/home", token: token) } }
+            return try await group.reduce(into: [HTTPProbe.Response]()) { $0.append($1) }
+        }
+        let refusal = probes.first { $0.status == 429 } ?? probes[0]
         let retryAfter = refusal.headers.first { $0.0.lowercased() == "retry-after" }.flatMap { Int($0.1) }
         let code = (refusal.json?["error"] as? [String: Any])?["code"] as? String
         checks.expect(identityRefused > 0, "a user at 200 requests in a burst was never refused")
