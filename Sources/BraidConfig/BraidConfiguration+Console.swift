@@ -1,3 +1,4 @@
+import BraidCore
 extension BraidConfiguration {
     func validateConsole() throws(ConfigurationError) {
         guard console.enabled else { return }
@@ -5,8 +6,11 @@ extension BraidConfiguration {
             throw ConfigurationError(message: "console.sample_interval_ms must be 500-3600000")
         }
         guard (2...100_000).contains(console.samples) else { throw ConfigurationError(message: "console.samples must be 2-100000") }
-        if !console.token.isEmpty, console.token.count < 16 {
+        if !console.token.isEmpty, console.token.text.count < 16 {
             throw ConfigurationError(message: "console.token must be at least 16 characters")
+        }
+        guard (60...604_800).contains(console.sessionTtlSeconds) else {
+            throw ConfigurationError(message: "console.session_ttl_seconds must be 60-604800")
         }
         if !console.token.isEmpty, console.token == admin.token {
             throw ConfigurationError(message: "console.token and admin.token must differ")

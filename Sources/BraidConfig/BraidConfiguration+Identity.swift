@@ -6,7 +6,7 @@ extension BraidConfiguration {
         /// `Authorization: Bearer <token>` on `/metrics` (gateway and worker), `/v1/admin/*`,
         /// `/v1/experiments/*` and the console. Required, and held to the rules of
         /// ``SecretStrength``, by a process that listens beyond loopback.
-        public var token = ""
+        public var token = Secret.none
         public init() {}
     }
 
@@ -29,7 +29,7 @@ extension BraidConfiguration {
         /// … or in this file (reread).
         public var jwksFile = ""
         /// An HS256 key shared with the issuer (a secret); empty: HS256 is refused.
-        public var hs256Key = ""
+        public var hs256Key = Secret.none
         /// Clock skew allowed on `exp` and `nbf`.
         public var leewaySeconds = 60
         /// How often the JWKS is fetched again.
@@ -46,7 +46,7 @@ extension BraidConfiguration {
         public var userHeader = "X-Braid-User"
         public var secretHeader = "X-Braid-Proxy-Secret"
         /// The shared secret (a secret); required in proxy mode.
-        public var secret = ""
+        public var secret = Secret.none
         public init() {}
     }
 

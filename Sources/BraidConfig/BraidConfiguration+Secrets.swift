@@ -1,4 +1,5 @@
 import Foundation
+import BraidCore
 
 extension BraidConfiguration.GatewaySection {
     /// When cursors and impression ids signed with `previous_cursor_key` stop being accepted;

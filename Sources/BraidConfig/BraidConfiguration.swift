@@ -45,7 +45,7 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         /// ACL user and password; non-empty values replace the URL's, so the URL can stay
         /// free of secrets (`BRAID_REDIS_PASSWORD_FILE` reads a mounted secret).
         public var username = ""
-        public var password = ""
+        public var password = Secret.none
         /// Settings of `rediss://` connections.
         public var tls = RedisTLSSection()
         public init() {}
@@ -95,10 +95,10 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var elasticsearchUrl = "http://127.0.0.1:9200"
         public var elasticsearchIndex = "recipes"
         /// Sent as `Authorization: ApiKey …` (the encoded key Elasticsearch returns).
-        public var elasticsearchApiKey = ""
+        public var elasticsearchApiKey = Secret.none
         /// Basic authentication, when no API key is set.
         public var elasticsearchUsername = ""
-        public var elasticsearchPassword = ""
+        public var elasticsearchPassword = Secret.none
         public var httpUrl = "http://127.0.0.1:8081/rank"
         public var timeoutMs = 800
         public init() {}
@@ -233,13 +233,13 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var adminPort = 9465
         /// HMAC key of cursors. The default is a public development key, refused by a gateway
         /// that listens beyond loopback (``BraidConfiguration/validateExposure(of:resolve:)``).
-        public var cursorKey = SecretStrength.developmentCursorKey
+        public var cursorKey = Secret(SecretStrength.developmentCursorKey)
         /// HMAC key of impression ids (team-draft evidence); the same rules as the cursor key.
-        public var impressionKey = SecretStrength.developmentImpressionKey
+        public var impressionKey = Secret(SecretStrength.developmentImpressionKey)
         /// The keys before the last rotation: cursors and impression ids they signed stay valid
         /// until `previous_cursor_key_until` (an RFC 3339 time), so sessions survive a rotation.
-        public var previousCursorKey = ""
-        public var previousImpressionKey = ""
+        public var previousCursorKey = Secret.none
+        public var previousImpressionKey = Secret.none
         public var previousCursorKeyUntil = ""
         /// Addresses or CIDR ranges of the proxies whose `X-Forwarded-For` and
         /// `X-Forwarded-Proto` are believed; empty: nobody's.
@@ -308,9 +308,12 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
     /// The web console the gateway serves at `/console/` and its read-only `/v1/admin/*` routes.
     public struct ConsoleSection: Codable, Sendable, Equatable {
         public var enabled = true
-        /// When set, the console and the admin routes need it (`Authorization: Bearer`, or the
-        /// cookie `/console/?token=` sets). Required when the gateway listens beyond loopback.
-        public var token = ""
+        /// When set, the console and the admin routes need it (`Authorization: Bearer`), and
+        /// people sign in to the console with it once for a session cookie. Required when the
+        /// gateway listens beyond loopback.
+        public var token = Secret.none
+        /// How long a console session cookie stays valid after sign-in.
+        public var sessionTtlSeconds = 28_800
         /// How often the gateway samples experiment outcomes for the console's charts.
         public var sampleIntervalMs = 5_000
         /// Samples kept per experiment (in process; lost on restart).

@@ -25,7 +25,7 @@ extension BraidConfiguration.RedisSection {
             throw ConfigurationError(message: "redis.url: a Redis Cluster has only database 0; remove /\(configuration.database) from the URL")
         }
         if !username.isEmpty { configuration.username = username }
-        if !password.isEmpty { configuration.password = password }
+        if !password.isEmpty { configuration.password = password.text }
         if configuration.tls != nil {
             configuration.tls = RedisConfiguration.TLS(
                 caFile: tls.caFile.nonEmpty, certificateFile: tls.certFile.nonEmpty, keyFile: tls.keyFile.nonEmpty,

@@ -47,10 +47,10 @@ public struct GatewayAssembly: Sendable {
         let requests = DeduplicatingPublisher(
             publisher: RequestPublisher(producer: producer, topic: configuration.kafka.requestsTopic), redis: redis, keys: keys)
         let gateway = configuration.gateway
-        let retired = gateway.previousCursorKeyExpiry.map { RetiredKey(key: Array(gateway.previousCursorKey.utf8), until: $0) }
-        let retiredImpressions = gateway.previousImpressionKeyExpiry.map { RetiredKey(key: Array(gateway.previousImpressionKey.utf8), until: $0) }
-        let codec = CursorCodec(key: Array(gateway.cursorKey.utf8), retired: retired)
-        let impressions = ImpressionCodec(key: Array(gateway.impressionKey.utf8), retired: retiredImpressions)
+        let retired = gateway.previousCursorKeyExpiry.map { RetiredKey(key: gateway.previousCursorKey, until: $0) }
+        let retiredImpressions = gateway.previousImpressionKeyExpiry.map { RetiredKey(key: gateway.previousImpressionKey, until: $0) }
+        let codec = CursorCodec(key: gateway.cursorKey, retired: retired)
+        let impressions = ImpressionCodec(key: gateway.impressionKey, retired: retiredImpressions)
         let liveTimeout = Duration.milliseconds(gateway.liveTimeoutMs)
         let admission = PrecomputeAdmission(
             threshold: gateway.admission.threshold, halvingSeconds: gateway.admission.halvingSeconds, sketchWidth: gateway.admission.sketchWidth)

@@ -3,6 +3,7 @@ import BraidConfig
 import BraidSources
 import Logging
 import NIOCore
+import BraidCore
 
 /// Builds the live source that `search.source` names.
 public enum SearchSourceFactory {

@@ -72,7 +72,7 @@ public struct WorkerAssembly: Sendable {
             configuration: workerConfiguration, logger: Logger(label: "braid.worker.events"))
         let limits = configuration.httpLimits
         self.metrics = Application(
-            router: MetricsEndpoint.router(token: configuration.admin.token), server: limits.server,
+            router: MetricsEndpoint.router(token: configuration.admin.token.text), server: limits.server,
             configuration: limits.configuration(host: listener.address, port: listener.port), logger: Logger(label: "braid.worker.metrics"))
         self.redis = redis
         self.producer = producer

@@ -5,6 +5,7 @@ import BraidWiring
 import Logging
 import ServiceLifecycle
 import UnixSignals
+import BraidCore
 
 /// `braid gateway`: the HTTP API app clients call. Stateless: run as many as needed behind
 /// a load balancer.
@@ -17,7 +18,7 @@ struct GatewayCommand: AsyncParsableCommand {
     @OptionGroup var config: ConfigurationOption
 
     func run() async throws {
-        let configuration = try config.loadForService()
+        let configuration = try config.loadForService(.gateway)
         try LibrdkafkaVersion.requireSupported()
         let logger = Logger(label: "braid.gateway")
         let tracing = try configuration.bootstrapTracing(command: "gateway")

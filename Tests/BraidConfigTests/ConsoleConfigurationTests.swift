@@ -1,6 +1,7 @@
 import BraidConfig
 import Foundation
 import Testing
+import BraidCore
 
 /// `console.*`: on by default on loopback; beyond loopback the gateway needs a token.
 @Suite("console configuration")

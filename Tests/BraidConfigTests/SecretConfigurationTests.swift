@@ -1,6 +1,7 @@
 import BraidConfig
 import Foundation
 import Testing
+import BraidCore
 
 /// Secrets from the environment or mounted files, and the settings that only mean something
 /// together. Error messages name keys and variables, never values.

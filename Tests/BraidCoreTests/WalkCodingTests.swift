@@ -108,7 +108,7 @@ struct WalkCodingTests {
         let body = Array(bytes.dropLast(16))
         for length in CursorCodec.bodyLength..<body.count {
             let cut = Array(body.prefix(length))
-            let signed = cut + codec.mac(cut, key: Array("test-key".utf8))
+            let signed = cut + codec.mac(cut, key: Secret("test-key"))
             #expect(throws: CursorError.self) { try codec.decode(Base64URL.encode(signed), now: now) }
         }
         #expect(throws: CursorError.malformed) { try codec.decode(String(repeating: "A", count: CursorCodec.maxTextLength + 4), now: now) }

@@ -57,9 +57,10 @@ struct ConsoleLogicTests {
 
     @Test("Tokens compare whole")
     func tokens() {
-        #expect(AdminToken.equal("0123456789abcdef", "0123456789abcdef"))
-        #expect(!AdminToken.equal("0123456789abcdeX", "0123456789abcdef"))
-        #expect(!AdminToken.equal("", "0123456789abcdef"))
+        let token = Secret("0123456789abcdef")
+        #expect(token.matches("0123456789abcdef".utf8))
+        #expect(!token.matches("0123456789abcdeX".utf8))
+        #expect(!token.matches("".utf8) && !token.matches("0123456789abcdef0".utf8) && !token.matches("0123456789abcde".utf8))
     }
 
     @Test("Each script file ends with a newline, so one after another in console.js none runs into the next")

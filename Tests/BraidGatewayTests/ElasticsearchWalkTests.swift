@@ -87,7 +87,7 @@ struct ElasticsearchWalkTests {
         configuration.search.elasticsearchUrl = server.baseURL
         configuration.interleaving.arms = []
         configuration.rankings["featured"]?.size = 4
-        let codec = CursorCodec(key: Array(configuration.gateway.cursorKey.utf8))
+        let codec = CursorCodec(key: configuration.gateway.cursorKey)
         let keys = configuration.redis.cacheKeys
         try await GatewayHarness.with(configuration) { client, gateway in
             func items(_ page: JSONBody) -> [(id: String, team: String)] {

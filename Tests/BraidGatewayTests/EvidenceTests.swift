@@ -42,7 +42,7 @@ struct EvidenceTests {
         let worker = try await fixture.startWorker("evidence-worker")
         defer { worker.signal(SIGTERM) }
         // The gateway's own key: the test mints ids as a gateway would have at other times.
-        let codec = ImpressionCodec(key: Array(configuration.gateway.impressionKey.utf8))
+        let codec = ImpressionCodec(key: configuration.gateway.impressionKey)
         try await GatewayHarness.with(configuration) { client, _ in
             let page = try await client.json("/v1/search?q=curry&per_page=10&session=d1")
             let id = try #require(page["impression_id"] as? String, "\(page.object)")
@@ -98,7 +98,7 @@ struct EvidenceTests {
         let issuer = try await TestTokenIssuer()
         var configuration = try IdentityRouteTests.jwtConfiguration(fixture, issuer)
         configuration.interleaving.arms = [.init(name: "bound-exp", weight: 100, mode: .teamDraft)]
-        let admin: HTTPFields = [.authorization: "Bearer \(configuration.admin.token)"]
+        let admin: HTTPFields = [.authorization: "Bearer \(configuration.admin.token.text)"]
         try await GatewayHarness.with(configuration) { client, _ in
             let alice = try await issuer.token(for: "u00001")
             let bob = try await issuer.token(for: "u00002")

@@ -46,7 +46,7 @@ struct FeedExperimentTests {
         let impressionKey = configuration.gateway.impressionKey
         let keys = configuration.redis.cacheKeys
         try await GatewayHarness.with(configuration) { client, gateway in
-            let codec = ImpressionCodec(key: Array(impressionKey.utf8))
+            let codec = ImpressionCodec(key: impressionKey)
             try await Self.publishSnapshot(gateway.redis, keys: keys)
             let path = "/v1/feeds/home/components/more?user=u00001"
 
@@ -130,7 +130,7 @@ struct FeedExperimentTests {
         let impressionKey = configuration.gateway.impressionKey
         let keys = configuration.redis.cacheKeys
         try await GatewayHarness.with(configuration) { client, gateway in
-            let codec = ImpressionCodec(key: Array(impressionKey.utf8))
+            let codec = ImpressionCodec(key: impressionKey)
             try await Self.publishSnapshot(gateway.redis, keys: keys)
             let alice = try await issuer.token(for: "u00001")
             let bob = try await issuer.token(for: "u00002")

@@ -178,7 +178,7 @@ struct FeedTests {
                 requests: DeduplicatingPublisher(
                     publisher: RequestPublisher(producer: gateway.producer, topic: configuration.kafka.requestsTopic),
                     redis: gateway.redis, keys: keys),
-                codec: CursorCodec(key: Array(configuration.gateway.cursorKey.utf8)), cursorTTLSeconds: 600, storedItems: 60,
+                codec: CursorCodec(key: configuration.gateway.cursorKey), cursorTTLSeconds: 600, storedItems: 60,
                 liveTimeout: .seconds(30), nearCacheBytes: 1 << 20, logger: Logger(label: "test"))
 
             let batch = try await service.batch(feed: "home", components: ["carousel", "following"], user: "u00002", timeout: .milliseconds(200))

@@ -27,7 +27,7 @@ struct FreshnessTests {
         let impressionKey = configuration.gateway.impressionKey
         let keys = configuration.redis.cacheKeys
         try await GatewayHarness.with(configuration) { client, gateway in
-            let codec = ImpressionCodec(key: Array(impressionKey.utf8))
+            let codec = ImpressionCodec(key: impressionKey)
             let now = Date()
             let store = PrecomputeStore(redis: gateway.redis, keys: keys)
             // Snapshots of documents the live ranking does not have, so both teams draft.

@@ -22,8 +22,8 @@ struct IdentityRouteTests {
         configuration.identity.jwt.issuer = issuer.issuer
         configuration.identity.jwt.audience = issuer.audience
         configuration.identity.jwt.jwksFile = jwks.path
-        configuration.identity.jwt.hs256Key = issuer.hs256Key
-        configuration.admin.token = strong()
+        configuration.identity.jwt.hs256Key = Secret(issuer.hs256Key)
+        configuration.admin.token = Secret(strong())
         return configuration
     }
 
@@ -39,7 +39,7 @@ struct IdentityRouteTests {
         let fixture = try await WorkerFixture(partitions: 2, documents: 200, users: 5)
         let issuer = try await TestTokenIssuer()
         let configuration = try Self.jwtConfiguration(fixture, issuer)
-        let adminToken = configuration.admin.token
+        let adminToken = configuration.admin.token.text
         try await GatewayHarness.with(configuration) { client, _ in
             let mine = try await issuer.token(for: "u00001")
             let routes: [(HTTPRequest.Method, String, String?)] = [
@@ -94,8 +94,8 @@ struct IdentityRouteTests {
         let fixture = try await WorkerFixture(partitions: 2, documents: 200, users: 5)
         var configuration = GatewayHarness.configuration(fixture)
         configuration.identity.mode = .proxy
-        configuration.identity.proxy.secret = Self.strong()
-        let secret = configuration.identity.proxy.secret
+        configuration.identity.proxy.secret = Secret(Self.strong())
+        let secret = configuration.identity.proxy.secret.text
         try await GatewayHarness.with(configuration) { client, _ in
             func status(_ pairs: [(String, String)], _ uri: String = "/v1/feeds/home") async throws -> Int {
                 var headers = HTTPFields()

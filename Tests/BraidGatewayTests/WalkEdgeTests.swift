@@ -80,7 +80,7 @@ struct WalkEdgeTests {
         let fixture = try await WorkerFixture(documents: 400, users: 5)
         let configuration = Self.configuration(fixture)
         let keys = configuration.redis.cacheKeys
-        let codec = CursorCodec(key: Array(configuration.gateway.cursorKey.utf8))
+        let codec = CursorCodec(key: configuration.gateway.cursorKey)
         try await GatewayHarness.with(configuration) { client, gateway in
             let first = try await Self.page(client, "/v1/search?q=rice&per_page=5&session=l1")
             let second = try await Self.page(client, "/v1/search?q=rice&cursor=\(try #require(first["next_cursor"] as? String))")
@@ -115,7 +115,7 @@ struct WalkEdgeTests {
         let recipes = (0..<150).map { CorpusRecipe(id: UUID().uuidString + "-\($0)", title: "Quokka Cake \($0)", popularity: $0) }
         try await CorpusWriter.add(recipes, path: fixture.corpus.path)
         let configuration = Self.configuration(fixture, bSize: 10)
-        let codec = CursorCodec(key: Array(configuration.gateway.cursorKey.utf8))
+        let codec = CursorCodec(key: configuration.gateway.cursorKey)
         try await GatewayHarness.with(configuration) { client, gateway in
             let first = try await Self.page(client, "/v1/search?q=quokka&per_page=100&session=q1")
             let cursor = try #require(first["next_cursor"] as? String)

@@ -38,7 +38,7 @@ struct WalkPropertyTests {
         let (traces, churn) = try await GatewayHarness.with(configuration) { client, _ in
             try await Self.walkUnderChurn(client: client, corpus: fixture.corpus.path, walks: 16, seed: 1)
         }
-        let codec = CursorCodec(key: Array(configuration.gateway.cursorKey.utf8))
+        let codec = CursorCodec(key: configuration.gateway.cursorKey)
         let violations = traces.flatMap { $0.violations(churn, codec: codec, requireExact: true) }
         #expect(violations.isEmpty, "\(violations.count) violations:\n\(violations.prefix(20).joined(separator: "\n"))")
         try Self.expectRealChurn(traces, churn)
@@ -52,7 +52,7 @@ struct WalkPropertyTests {
         let (traces, churn) = try await GatewayHarness.with(configuration) { client, _ in
             try await Self.walkUnderChurn(client: client, corpus: fixture.corpus.path, walks: 16, seed: 1)
         }
-        let codec = CursorCodec(key: Array(configuration.gateway.cursorKey.utf8))
+        let codec = CursorCodec(key: configuration.gateway.cursorKey)
         let violations = traces.flatMap { $0.violations(churn, codec: codec, requireExact: false) }
         #expect(violations.contains { $0.contains("shown twice") || $0.contains("never shown") }, "offset paging kept the guarantee: \(violations.prefix(5))")
         #expect(traces.allSatisfy { $0.pages.allSatisfy { $0.walk == "offset" } })
@@ -89,7 +89,7 @@ struct WalkPropertyTests {
                 try await Self.walkUnderChurn(client: client, corpus: fixture.corpus.path, walks: 12, seed: 2)
             }
         }
-        let codec = CursorCodec(key: Array(configuration.gateway.cursorKey.utf8))
+        let codec = CursorCodec(key: configuration.gateway.cursorKey)
         let violations = traces.flatMap { $0.violations(churn, codec: codec, requireExact: true) }
         #expect(violations.isEmpty, "\(violations.count) violations:\n\(violations.prefix(20).joined(separator: "\n"))")
         try Self.expectRealChurn(traces, churn)

@@ -3,6 +3,7 @@ import BraidKafka
 import BraidRedis
 import BraidWiring
 import Testing
+import BraidCore
 
 /// The clients of `braid ops`, `braid publish` and the services come from the same wiring,
 /// so a setting the workers need (a longer session, SASL) reaches the tools too.

@@ -3,6 +3,7 @@ import BraidRedis
 import BraidSources
 import BraidWiring
 import Testing
+import BraidCore
 
 @Suite("Secrets reach the clients, and stay out of errors")
 struct SecretWiringTests {

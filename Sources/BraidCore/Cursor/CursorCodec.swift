@@ -20,7 +20,7 @@ import Foundation
 /// longer than ``maxTextLength`` characters (page 1 leaves its ids out when they would not fit).
 /// Versions 1 and 2 are still read (cursors issued before an upgrade); other cursors than search
 /// cursors (no walk) are still written in them.
-public struct CursorCodec: Sendable {
+public struct CursorCodec: Sendable, RedactedDescription {
     public static let formatVersion: UInt8 = 1
     static let multileaveFormatVersion: UInt8 = 2
     static let walkFormatVersion: UInt8 = 3
@@ -34,15 +34,19 @@ public struct CursorCodec: Sendable {
     /// Longest cursor text read or written: fits a URL with room to spare.
     public static let maxTextLength = 1_024
 
-    private let key: [UInt8]
+    private let key: Secret
     private let retired: RetiredKey?
 
     /// - Parameters:
     ///   - key: signs new cursors and verifies them.
     ///   - retired: the key before the last rotation, still accepted until its time.
-    public init(key: some DataProtocol, retired: RetiredKey? = nil) {
-        self.key = Array(key)
+    public init(key: Secret, retired: RetiredKey? = nil) {
+        self.key = key
         self.retired = retired
+    }
+
+    public init(key: some DataProtocol, retired: RetiredKey? = nil) {
+        self.init(key: Secret(bytes: key), retired: retired)
     }
 
     public func encode(_ cursor: Cursor) -> String {
@@ -176,8 +180,8 @@ public struct CursorCodec: Sendable {
         return WalkState(mode: mode, id: id, page: page, aBase: aBase, exhaustedTotal: total, firstPageIDs: ids)
     }
 
-    func mac(_ body: [UInt8], key: [UInt8]) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: key)).prefix(Self.macLength))
+    func mac(_ body: [UInt8], key: Secret) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: body, using: key.symmetricKey).prefix(Self.macLength))
     }
 
     private func signedByRetiredKey(_ body: [UInt8], _ signature: [UInt8], now: Date) -> Bool {
@@ -209,58 +213,5 @@ private struct ByteReader {
         var value: UInt64 = 0
         for _ in 0..<8 { value = value << 8 | UInt64(byte()) }
         return value
-    }
-}
-
-/// base64url without padding (RFC 4648 §5), strict on decode: only the alphabet, no padding,
-/// no length that leaves a lone character, and zero bits where the last character spares some.
-/// Byte-level: Foundation's base64 plus three `replacingOccurrences` passes through NSString
-/// cost a tenth of the CPU time of serving one cached component page (which encodes a cursor).
-enum Base64URL {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
-    /// Each byte's value in the alphabet, or 0xFF.
-    private static let values: [UInt8] = {
-        var values = [UInt8](repeating: 0xFF, count: 256)
-        for (index, byte) in alphabet.enumerated() { values[Int(byte)] = UInt8(index) }
-        return values
-    }()
-
-    static func encode(_ bytes: [UInt8]) -> String {
-        let count = (bytes.count * 8 + 5) / 6
-        return String(unsafeUninitializedCapacity: count) { output in
-            var out = 0, index = 0
-            while index + 3 <= bytes.count {
-                let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-                for shift in [18, 12, 6, 0] { output[out] = alphabet[Int(chunk >> UInt32(shift) & 63)]; out += 1 }
-                index += 3
-            }
-            let rest = bytes.count - index
-            if rest > 0 {
-                let chunk = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
-                for shift in [18, 12, 6].prefix(rest + 1) { output[out] = alphabet[Int(chunk >> UInt32(shift) & 63)]; out += 1 }
-            }
-            return out
-        }
-    }
-
-    static func decode(_ text: String) -> [UInt8]? {
-        let characters = Array(text.utf8)
-        guard characters.count % 4 != 1 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(characters.count * 3 / 4)
-        var buffer: UInt32 = 0, bits = 0
-        for character in characters {
-            let value = values[Int(character)]
-            guard value != 0xFF else { return nil }
-            buffer = buffer << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                bytes.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
-                buffer &= (1 << UInt32(bits)) - 1
-            }
-        }
-        return buffer == 0 ? bytes : nil
     }
 }

@@ -26,7 +26,7 @@ import Foundation
 /// experiment · HMAC (16). Such ids decode with no credit window (see
 /// ``ImpressionToken/creditWindow``): a client that rendered a page just before a deploy is not
 /// refused, and its clicks credit nothing rather than possibly crediting an A-only slot.
-public struct ImpressionCodec: Sendable {
+public struct ImpressionCodec: Sendable, RedactedDescription {
     static let macLength = 16
     /// Slots per page at most (the gateway's `per_page` limit is lower).
     public static let maxSlots = 255
@@ -34,26 +34,30 @@ public struct ImpressionCodec: Sendable {
     /// 129-byte component) is 751.
     static let maxTextLength = 800
 
-    private let key: [UInt8]
+    private let key: Secret
     private let retired: RetiredKey?
     /// Secret of ``UserKey``s, derived from the impression key with another label; and the
     /// retired key's, so user keys of ids signed before a rotation still match their caller.
-    private let userSecret: [UInt8]
+    private let userSecret: Secret
     private let retiredUserSecret: RetiredKey?
 
+    /// Labels of the keys derived from the configured impression key.
+    static let signingLabel = "braid-impression"
+    static let userKeyLabel = "braid-user-key"
+
     /// - Parameters:
-    ///   - key: the cursor key; impression ids are signed with a key derived from it, so an
-    ///     impression id can never pass as a cursor.
-    ///   - retired: the cursor key before the last rotation, still accepted until its time.
-    public init(key: some DataProtocol, retired: RetiredKey? = nil) {
-        self.key = Self.derive(key)
-        self.retired = retired.map { RetiredKey(key: Self.derive($0.key), until: $0.until) }
-        self.userSecret = Self.derive(key, label: "braid-user-key")
-        self.retiredUserSecret = retired.map { RetiredKey(key: Self.derive($0.key, label: "braid-user-key"), until: $0.until) }
+    ///   - key: `gateway.impression_key`; ids are signed with a key derived from it, and user
+    ///     keys with another.
+    ///   - retired: the impression key before the last rotation, still accepted until its time.
+    public init(key: Secret, retired: RetiredKey? = nil) {
+        self.key = key.derived(label: Self.signingLabel)
+        self.retired = retired.map { RetiredKey(key: $0.key.derived(label: Self.signingLabel), until: $0.until) }
+        self.userSecret = key.derived(label: Self.userKeyLabel)
+        self.retiredUserSecret = retired.map { RetiredKey(key: $0.key.derived(label: Self.userKeyLabel), until: $0.until) }
     }
 
-    private static func derive(_ key: some DataProtocol, label: String = "braid-impression") -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: Array(label.utf8), using: SymmetricKey(data: Array(key))))
+    public init(key: some DataProtocol, retired: RetiredKey? = nil) {
+        self.init(key: Secret(bytes: key), retired: retired)
     }
 
     /// The pseudonymous key of a verified user, or else of a session (``UserKey``).
@@ -201,8 +205,8 @@ public struct ImpressionCodec: Sendable {
         return (nonce, experiment)
     }
 
-    func mac(_ body: [UInt8], key: [UInt8]? = nil) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: key ?? self.key)).prefix(Self.macLength))
+    func mac(_ body: [UInt8], key: Secret? = nil) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: body, using: (key ?? self.key).symmetricKey).prefix(Self.macLength))
     }
 
     private func signedByRetiredKey(_ body: [UInt8], _ signature: [UInt8], now: Date) -> Bool {

@@ -49,15 +49,15 @@ public struct UserKey: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(kind.name):\(hex)" }
 
     /// The key of a verified user, or else of a session, or ``nobody``.
-    static func make(user: String?, session: String?, secret: [UInt8]) -> UserKey {
+    static func make(user: String?, session: String?, secret: Secret) -> UserKey {
         if let user { return UserKey(kind: .user, value: hash(.user, user, secret: secret)) }
         if let session { return UserKey(kind: .session, value: hash(.session, session, secret: secret)) }
         return .nobody
     }
 
     /// The kind is hashed with the id, so a session named like a user never gets that user's key.
-    private static func hash(_ kind: Kind, _ id: String, secret: [UInt8]) -> UInt64 {
-        let mac = HMAC<SHA256>.authenticationCode(for: [kind.rawValue] + Array(id.utf8), using: SymmetricKey(data: secret))
+    private static func hash(_ kind: Kind, _ id: String, secret: Secret) -> UInt64 {
+        let mac = HMAC<SHA256>.authenticationCode(for: [kind.rawValue] + Array(id.utf8), using: secret.symmetricKey)
         return Array(mac).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 }

@@ -1,6 +1,6 @@
 /// Lower-case hexadecimal text of bytes (digests in keys and state hashes).
-enum Hex {
-    static func string(_ bytes: some Sequence<UInt8>) -> String {
+public enum Hex {
+    public static func string(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)

@@ -129,9 +129,9 @@ public struct RedisConfiguration: Sendable, Hashable {
     }
 }
 
-/// Printed without the password, so a configuration in a log line or a failed test's
-/// output does not leak it.
-extension RedisConfiguration: CustomStringConvertible, CustomDebugStringConvertible {
+/// Printed and reflected without the password, so a configuration in a log line, a `dump`
+/// or a failed test's output does not leak it.
+extension RedisConfiguration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var description: String {
         var parts = ["\(tls == nil ? "redis" : "rediss")://\(username.map { "\($0)@" } ?? "")\(host):\(port)/\(database)"]
         if password != nil { parts.append("password: ***") }
@@ -142,6 +142,15 @@ extension RedisConfiguration: CustomStringConvertible, CustomDebugStringConverti
     }
 
     public var debugDescription: String { description }
+
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "host": host, "port": port, "username": username as Any, "password": password == nil ? "none" : "<redacted>",
+                "database": database, "poolSize": poolSize, "tls": tls as Any, "cluster": cluster as Any,
+            ], displayStyle: .struct)
+    }
 }
 
 public struct RedisConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {

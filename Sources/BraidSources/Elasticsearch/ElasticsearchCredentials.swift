@@ -1,16 +1,17 @@
+import BraidCore
 import Foundation
 
 /// How the Elasticsearch source authenticates: an API key (what Elasticsearch's
 /// `POST /_security/api_key` returns as `encoded`) or a user and password.
-public enum ElasticsearchCredentials: Sendable, Equatable {
-    case apiKey(String)
-    case basic(username: String, password: String)
+public enum ElasticsearchCredentials: Sendable, Equatable, RedactedDescription {
+    case apiKey(Secret)
+    case basic(username: String, password: Secret)
 
     /// The `Authorization` header value.
     var authorization: String {
         switch self {
-        case .apiKey(let key): "ApiKey \(key)"
-        case .basic(let username, let password): "Basic \(Data("\(username):\(password)".utf8).base64EncodedString())"
+        case .apiKey(let key): "ApiKey \(key.text)"
+        case .basic(let username, let password): "Basic \(Data("\(username):\(password.text)".utf8).base64EncodedString())"
         }
     }
 }
