@@ -13,7 +13,8 @@ import Testing
 struct RequestProcessorTests {
     /// A processor over a freshly seeded corpus and a key prefix of its own.
     static func withProcessor(
-        redisURL: String? = nil, _ body: @Sendable (RequestProcessor, PrecomputeStore) async throws -> Void
+        redisURL: String? = nil, now: @escaping @Sendable () -> Date = Date.init,
+        _ body: @Sendable (RequestProcessor, PrecomputeStore) async throws -> Void
     ) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("braid-processor-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
@@ -28,7 +29,8 @@ struct RequestProcessorTests {
                     store: store, source: source,
                     rankings: ["featured": .init(profile: .popularityBoosted, size: 20, ttlSeconds: 600, graceSeconds: 60)]),
                 components: ComponentMaterializer(
-                    store: store, provider: provider, feeds: ["home": .init(ttlSecondsByType: [.carousel: 600])], storedItems: 8))
+                    store: store, provider: provider, feeds: ["home": .init(ttlSecondsByType: [.carousel: 600])], storedItems: 8),
+                now: now)
             try await body(processor, store)
         }
     }
@@ -73,6 +75,39 @@ struct RequestProcessorTests {
             let request = PrecomputeRequest(body: .ranking(.init(ranking: "featured", query: "chicken")))
             let failure = await #expect(throws: ProcessingFailure.self) { try await processor.process(Self.message(request)) }
             guard case .transient? = failure else { Issue.record("not transient: \(String(describing: failure))"); return }
+        }
+    }
+
+    /// A request dated in the future would store a version every later request is older than,
+    /// freezing the ranking or component until that date: beyond the clock skew tolerance it is
+    /// a permanent failure (dead-lettered with the reason) and writes nothing; within it, it is
+    /// materialized.
+    @Test(.integration) func aRequestDatedBeyondTheClockSkewToleranceIsPermanentAndWritesNothing() async throws {
+        let now = Date()
+        try await Self.withProcessor(now: { now }) { processor, store in
+            let farFuture = Date(timeIntervalSince1970: 253_402_300_799)
+            let justBeyond = now.addingTimeInterval(Double(ClockSkew.toleranceSeconds) + 5)
+            let scope = ComponentScope(segment: "all")
+            for requestedAt in [farFuture, justBeyond] {
+                let ranking = PrecomputeRequest(body: .ranking(.init(ranking: "featured", query: "chicken")), ttlSeconds: 2_592_000, requestedAt: requestedAt)
+                let component = PrecomputeRequest(body: .component(.init(feed: "home", type: .carousel, scope: scope)), requestedAt: requestedAt)
+                for request in [ranking, component] {
+                    let failure = await #expect(throws: ProcessingFailure.self) { try await processor.process(Self.message(request)) }
+                    guard case .permanent(let reason)? = failure else { Issue.record("not permanent: \(String(describing: failure))"); continue }
+                    #expect(reason.contains("ahead of this worker's clock"), "\(reason)")
+                }
+            }
+            #expect(try await store.currentVersion(ranking: "featured", query: "chicken") == nil)
+            #expect(try await store.component(feed: "home", type: .carousel, scope: scope) == nil)
+
+            // Within the tolerance (a producer a little ahead): materialized as usual.
+            let slightlyAhead = now.addingTimeInterval(Double(ClockSkew.toleranceSeconds) - 5)
+            let ranking = PrecomputeRequest(body: .ranking(.init(ranking: "featured", query: "chicken")), requestedAt: slightlyAhead)
+            guard case .written = try await processor.process(Self.message(ranking)).outcome else {
+                Issue.record("a request within the tolerance was not written")
+                return
+            }
+            #expect(try await store.currentVersion(ranking: "featured", query: "chicken") == RankingSnapshot.version(for: slightlyAhead))
         }
     }
 }

@@ -15,9 +15,8 @@
 public enum ImpressionValidity {
     /// How long a worker keeps an impression's state (its credit and clicked positions).
     public static let impressionStateTTLSeconds = 7 * 86_400
-    /// How far apart the clocks of gateways and workers may be; the same as cursors'
-    /// (`CursorCodec.clockSkewToleranceSeconds`).
-    public static let clockSkewToleranceSeconds = 300
+    /// How far apart the clocks of gateways and workers may be (``ClockSkew``).
+    public static let clockSkewToleranceSeconds = ClockSkew.toleranceSeconds
     /// `gateway.impression_window_seconds` by default: a day to click what a page showed.
     public static let defaultWindowSeconds = 86_400
     /// The longest window: shorter than the state's TTL by twice the skew tolerance, and an

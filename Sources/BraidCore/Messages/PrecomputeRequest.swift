@@ -53,6 +53,19 @@ public struct PrecomputeRequest: Sendable, Hashable {
         self.requestedAt = requestedAt
     }
 
+    /// Refuses a request dated more than ``ClockSkew/toleranceSeconds`` after `now` (the
+    /// worker's clock). Its time is its version, and a version outranks every request dated
+    /// before it: materialized, it would freeze its cache entry until that date, whatever later
+    /// requests asked for. Such a request comes from a producer whose clock is wrong, or was forged.
+    public func checkNotAhead(of now: Date) throws(RequestValidationError) {
+        let ahead = requestedAt.timeIntervalSince(now)
+        guard ahead <= Double(ClockSkew.toleranceSeconds) else {
+            throw RequestValidationError(
+                "requested_at \(Self.formatTime(requestedAt)) is \(Int(ahead.rounded(.down))) s ahead of this worker's clock "
+                    + "(at most \(ClockSkew.toleranceSeconds) s allowed): the producer's clock is wrong")
+        }
+    }
+
     /// Limits shared with the schema.
     public enum Limits {
         public static let maxMessageBytes = 64 * 1024

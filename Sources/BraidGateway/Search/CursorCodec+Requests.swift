@@ -6,7 +6,7 @@ extension CursorCodec {
     /// expiry, written from the clock of the gateway that issued them: a cursor that expires
     /// later than `lifetime` plus this from now was issued by a clock that far ahead, and is
     /// refused as such instead of being honoured past its lifetime (README, "Deploying": clocks).
-    public static let clockSkewToleranceSeconds = 300
+    public static let clockSkewToleranceSeconds = ClockSkew.toleranceSeconds
 
     /// Decodes a cursor a client sent; every way it can be unusable is a 400, with
     /// `cursor_expired` (start again from page 1) and `cursor_from_the_future` (the gateways'

@@ -45,6 +45,25 @@ enum StorageScripts {
         return {version, redis.call('GET', ARGV[1] .. version)}
         """)
 
+    /// Deletes a ranking pointer or a component, with the keys that go with it, if it still
+    /// holds the version the caller found (``PrecomputeStore/remove(_:)``).
+    ///
+    /// KEYS[1] the pointer (`…:cur`) or the component hash, then the other keys to delete.
+    /// ARGV[1] `ranking` or `component`, ARGV[2] the version found. Returns the keys deleted
+    /// (0 when the version changed meanwhile).
+    static let removeIfVersion = RedisScript("""
+        local current
+        if ARGV[1] == 'ranking' then
+          current = redis.call('GET', KEYS[1])
+        else
+          current = redis.call('HGET', KEYS[1], 'version')
+        end
+        if current ~= ARGV[2] then
+          return 0
+        end
+        return redis.call('DEL', unpack(KEYS))
+        """)
+
     /// Writes a component's content unless a newer version is stored.
     ///
     /// KEYS[1] the component hash (fields `version`, `state_hash`, `content`, `offsets`).

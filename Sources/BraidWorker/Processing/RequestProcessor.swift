@@ -7,20 +7,26 @@ import Foundation
 public struct RequestProcessor: MessageProcessor {
     public let rankings: RankingMaterializer
     public let components: ComponentMaterializer
+    /// The worker's clock, which a request's time is checked against.
+    let now: @Sendable () -> Date
 
-    public init(rankings: RankingMaterializer, components: ComponentMaterializer) {
+    public init(rankings: RankingMaterializer, components: ComponentMaterializer, now: @escaping @Sendable () -> Date = Date.init) {
         self.rankings = rankings
         self.components = components
+        self.now = now
     }
 
     public var spanName: String { "materialize" }
 
-    /// Decodes and materializes one message value; its kind is `ranking` or `component`.
+    /// Decodes and materializes one message value; its kind is `ranking` or `component`. A
+    /// request dated in the future beyond the clock skew tolerance is permanent (dead-lettered):
+    /// materialized, it would freeze its cache entry until that date.
     /// - Throws: ``ProcessingFailure``, classified for retrying or dead-lettering.
     public func process(_ value: [UInt8]) async throws(ProcessingFailure) -> (kind: String, outcome: MaterializeOutcome) {
         let request: PrecomputeRequest
         do {
             request = try PrecomputeRequest.decode(Data(value))
+            try request.checkNotAhead(of: now())
         } catch {
             throw .permanent("invalid request: \(error.reason)")
         }
