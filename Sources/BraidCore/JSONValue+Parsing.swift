@@ -20,9 +20,17 @@ extension JSONValue {
         return try result.get()
     }
 
+    /// The same, refusing an object that repeats a member name: for texts whose meaning must
+    /// not depend on which of two values a reader keeps (the header and claims of a JWT).
+    public static func parseRefusingDuplicateKeys(_ data: Data) throws(JSONParseError) -> JSONValue {
+        let result = data.withUnsafeBytes { bytes in Result { () throws(JSONParseError) in try parse(bytes, refusingDuplicateKeys: true) } }
+        return try result.get()
+    }
+
     /// The same, over bytes in memory.
-    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
+    public static func parse(_ bytes: UnsafeRawBufferPointer, refusingDuplicateKeys: Bool = false) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
+        parser.refusesDuplicateKeys = refusingDuplicateKeys
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
         parser.skipWhitespace()
@@ -39,6 +47,8 @@ struct JSONParser {
 
     let bytes: UnsafeRawBufferPointer
     var index = 0
+    /// Whether an object repeating a member name is an error (otherwise the last value wins).
+    var refusesDuplicateKeys = false
 
     init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
@@ -79,6 +89,10 @@ struct JSONParser {
         var members: [(String, JSONValue)] = []
         try eachMember(depth: depth) { parser, key throws(JSONParseError) in
             members.append((key, try parser.value(depth: depth)))
+        }
+        if refusesDuplicateKeys {
+            var seen = Set<String>()
+            for (key, _) in members where !seen.insert(key).inserted { throw error("the member name '\(key.prefix(64))' appears twice") }
         }
         // A repeated key keeps its last value.
         return .object(members.isEmpty ? [:] : Dictionary(members, uniquingKeysWith: { _, last in last }))

@@ -1,3 +1,4 @@
+import Crypto
 import CryptoExtras
 import Foundation
 import JWTKit
@@ -25,6 +26,8 @@ public struct TestTokenIssuer: Sendable {
     /// The JWKS document of the ES256 and RS256 public keys.
     public let jwks: Data
     private let keys: JWTKeyCollection
+    private let p256: P256.Signing.PrivateKey
+    private let rsaKey: _RSA.Signing.PrivateKey
 
     /// Makes fresh keys (a 2048-bit RSA key takes a moment).
     public init(issuer: String = "https://issuer.braid.test/", audience: String = "braid-gateway") async throws {
@@ -32,8 +35,10 @@ public struct TestTokenIssuer: Sendable {
         self.audience = audience
         let secret = (0..<32).map { _ in UInt8.random(in: 0...255) }
         hs256Key = Data(secret).base64EncodedString()
-        let ecdsa = ES256PrivateKey()
-        let rsa = try Insecure.RSA.PrivateKey(backing: _RSA.Signing.PrivateKey(keySize: .bits2048))
+        p256 = P256.Signing.PrivateKey()
+        rsaKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let ecdsa = try ES256PrivateKey(backing: p256)
+        let rsa = try Insecure.RSA.PrivateKey(backing: rsaKey)
         let keys = JWTKeyCollection()
         await keys.add(ecdsa: ecdsa, kid: JWKIdentifier(string: Algorithm.es256.kid))
         await keys.add(rsa: rsa, digestAlgorithm: .sha256, kid: JWKIdentifier(string: Algorithm.rs256.kid))
@@ -61,6 +66,31 @@ public struct TestTokenIssuer: Sendable {
             exp: ExpirationClaim(value: now.addingTimeInterval(expiresIn)), nbf: notBefore.map { NotBeforeClaim(value: $0) })
         return try await keys.sign(claims, kid: JWKIdentifier(string: algorithm.kid))
     }
+
+    /// A token of exactly this header and payload JSON text (repeated names, odd members and
+    /// all), with a valid signature by the key of `key`, whatever the header says.
+    public func signed(header: String, payload: String, with key: Algorithm) throws -> String {
+        let input = Self.base64URL(Data(header.utf8)) + "." + Self.base64URL(Data(payload.utf8))
+        let signature: Data
+        switch key {
+        case .hs256:
+            signature = Data(HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: SymmetricKey(data: Array(hs256Key.utf8))))
+        case .es256:
+            signature = try p256.signature(for: Data(input.utf8)).rawRepresentation
+        case .rs256:
+            signature = try rsaKey.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5).rawRepresentation
+        }
+        return input + "." + Self.base64URL(signature)
+    }
+
+    /// Valid claims for `user` as JSON text, with `extra` members appended verbatim (for
+    /// example `,"sub":"someone-else"`).
+    public func claimsJSON(for user: String, extra: String = "", now: Date = Date()) -> String {
+        #"{"sub":"\#(user)","iss":"\#(issuer)","aud":["\#(audience)"],"exp":\#(Int(now.timeIntervalSince1970) + 300)\#(extra)}"#
+    }
+
+    /// The `kid` the issuer publishes (or uses, for HS256) for `algorithm`.
+    public static func kid(of algorithm: Algorithm) -> String { algorithm.kid }
 
     /// `token` with its payload replaced by `other`'s: a valid signature over other claims.
     public static func spliced(_ token: String, payloadOf other: String) -> String {

@@ -3,11 +3,12 @@ import Hummingbird
 import JWTKit
 import Metrics
 
-/// Verifies a user's `Authorization: Bearer <JWT>` (`identity.jwt`): an algorithm the
-/// gateway has keys for (HS256, RS256, ES256; `none` and everything else refused before any
-/// key is touched), a valid signature, the configured issuer, the configured audience among
-/// `aud`, an `exp` not past (and an `nbf` not ahead) by more than the leeway, and a `sub`,
-/// which is the user.
+/// Verifies a user's `Authorization: Bearer <JWT>` (`identity.jwt`): a header and claims that
+/// name no member twice and no critical extension (``TokenHeader``), an algorithm the gateway
+/// has keys for (HS256, RS256, ES256; `none` and everything else refused before any key is
+/// touched), a valid signature by the one key the header names and whose type fits the
+/// algorithm (``JWTKeySet``), the configured issuer, the configured audience among `aud`, an
+/// `exp` not past (and an `nbf` not ahead) by more than the leeway, and a `sub`, which is the user.
 ///
 /// Each failure is a 401 that says what is wrong with the token, never which key or what the
 /// issuer's document held.
@@ -29,8 +30,8 @@ public struct JWTVerifier: Sendable {
             throw .unauthenticated("this route needs an authenticated user: send Authorization: Bearer <token>")
         }
         let token = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        let header = try Self.header(of: token)
-        guard let alg = header.alg, await keys.algorithms.contains(alg) else {
+        let header = try TokenHeader.read(token)
+        guard keys.algorithms.contains(header.alg) else {
             throw Self.rejected("alg", "the token's algorithm is not accepted")
         }
         let claims: UserClaims
@@ -51,21 +52,6 @@ public struct JWTVerifier: Sendable {
         }
         guard let subject = claims.sub?.value, !subject.isEmpty else { throw Self.rejected("subject", "the token names no user (sub)") }
         return subject
-    }
-
-    /// The protected header, decoded without trusting anything in it yet.
-    static func header(of token: String) throws(GatewayError) -> TokenHeader {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let data = base64URL(parts[0]), let header = try? JSONDecoder().decode(TokenHeader.self, from: data) else {
-            throw rejected("malformed", "the token is not a JWT")
-        }
-        return header
-    }
-
-    static func base64URL(_ text: Substring) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
     }
 
     static func rejected(_ reason: String, _ message: String) -> GatewayError {

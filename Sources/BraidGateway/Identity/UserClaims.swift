@@ -12,9 +12,3 @@ struct UserClaims: JWTPayload {
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
-
-/// The protected header fields the gateway decides on before verifying anything.
-struct TokenHeader: Decodable {
-    var alg: String?
-    var kid: String?
-}
