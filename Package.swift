@@ -179,6 +179,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
@@ -276,6 +278,7 @@ let package = Package(
             dependencies: [
                 "BraidRedis", "BraidKafka", "BraidHarness",
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -393,7 +396,7 @@ let package = Package(
         // Deploy/: Kubernetes manifests, systemd units, configuration examples, Grafana dashboard.
         .testTarget(
             name: "BraidDeployTests",
-            dependencies: ["BraidConfig", .product(name: "Yams", package: "Yams")],
+            dependencies: ["BraidConfig", "BraidCore", .product(name: "Yams", package: "Yams")],
             swiftSettings: strictness),
     ]
 )

@@ -106,4 +106,50 @@ struct HTTPLimitsTests {
             #expect(status == 200)
         }
     }
+
+    // HTTP/1 framing (RequestFraming): answered at once, with a JSON error, and closed.
+
+    @Test func aContentLengthAboveTheBodyLimitIsRefusedAtOnceWithA413() async throws {
+        try await Self.withServer(Self.limits()) { port in
+            let head = "POST /ping HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(HTTPLimits.maxBodyBytes + 1)\r\n\r\n{"
+            let exchange = try await runOffPool { try RawExchange.run(head, port: port, timeout: .seconds(20)) }
+            #expect(exchange.status == 413, "\(exchange.received)")
+            #expect(exchange.received.contains(#""code":"payload_too_large""#), "\(exchange.received)")
+            #expect(exchange.closedByPeer && exchange.elapsed < .seconds(10), "answered and closed at once, not after the body timeout: \(exchange.elapsed)")
+        }
+    }
+
+    @Test func aMalformedChunkedBodyIsA400AndAnUnknownTransferEncodingA501() async throws {
+        try await Self.withServer(Self.limits()) { port in
+            let malformed = "POST /ping HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n"
+            let broken = try await runOffPool { try RawExchange.run(malformed, port: port, timeout: .seconds(20)) }
+            #expect(broken.status == 400, "\(broken.received)")
+            #expect(broken.received.contains(#""code":"bad_request""#), "\(broken.received)")
+            #expect(broken.closedByPeer)
+
+            for encoding in ["gzip", "gzip, chunked", "identity"] {
+                let unknown = "POST /ping HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: \(encoding)\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+                let refused = try await runOffPool { try RawExchange.run(unknown, port: port, timeout: .seconds(20)) }
+                #expect(refused.status == 501, "Transfer-Encoding: \(encoding): \(refused.received)")
+                #expect(refused.closedByPeer)
+            }
+            // A well-formed chunked body still works.
+            let chunked = "POST /ping HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+            let fine = try await runOffPool { try RawExchange.run(chunked, port: port, timeout: .seconds(20)) }
+            #expect(fine.status == 200, "\(fine.received)")
+        }
+    }
+
+    @Test func anHTTP10RequestWithoutKeepAliveHasItsConnectionClosedAfterTheResponse() async throws {
+        try await Self.withServer(Self.limits()) { port in
+            let plain = try await runOffPool { try RawExchange.run("GET /ping HTTP/1.0\r\nHost: x\r\n\r\n", port: port, timeout: .seconds(20)) }
+            #expect(plain.status == 200 && plain.received.hasSuffix("pong"), "\(plain.received)")
+            #expect(plain.closedByPeer && plain.elapsed < .seconds(10), "closed after the response: \(plain.elapsed)")
+            // Keep-alive asked for: the connection stays (the exchange waits out its timeout).
+            let kept = try await runOffPool {
+                try RawExchange.run("GET /ping HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n", port: port, timeout: .seconds(2))
+            }
+            #expect(kept.status == 200 && !kept.closedByPeer, "\(kept.received)")
+        }
+    }
 }

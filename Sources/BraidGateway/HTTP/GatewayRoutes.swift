@@ -3,6 +3,7 @@ import BraidObservability
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import Tracing
 
 /// The gateway's HTTP surface (`Schemas/openapi.yaml`): thin handlers that parse, call a
@@ -48,8 +49,8 @@ public struct GatewayRoutes: Sendable {
         self.access = access
     }
 
-    /// Largest accepted request body (a batchGet of 20 names is well under 4 KiB).
-    static let maxBodyBytes = 64 * 1024
+    /// Largest accepted request body.
+    static let maxBodyBytes = HTTPLimits.maxBodyBytes
 
     /// The public listener's router: the public routes, plus the admin surface behind
     /// ``AdminAccess`` unless it has a listener of its own.
@@ -175,8 +176,11 @@ public struct GatewayRoutes: Sendable {
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: maxBodyBytes)
-        } catch {
+        } catch is NIOTooManyBytesError {
             throw GatewayError(.contentTooLarge, code: "payload_too_large", "the body must be at most \(maxBodyBytes) bytes")
+        } catch {
+            // A malformed chunked body: RequestFraming has answered 400 and closes the connection.
+            throw GatewayError.badRequest("the body could not be read: \(error)", code: "invalid_body")
         }
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))

@@ -4,13 +4,16 @@ import NIOCore
 
 /// What every HTTP listener of a Braid process allows a connection (`http.*`): an idle
 /// timeout (Hummingbird's), a deadline for each request's head and body
-/// (``RequestDeadlineHandler``), and a cap on open connections, past which the listener
-/// stops accepting until one closes (Hummingbird's `MaximumAvailableConnections`).
+/// (``RequestDeadlineHandler``), a body limit and HTTP/1 framing rules (``RequestFraming``),
+/// and a cap on open connections, past which the listener stops accepting until one closes
+/// (Hummingbird's `MaximumAvailableConnections`).
 public struct HTTPLimits: Sendable, Equatable {
     public var idleTimeout: Duration
     public var headerTimeout: Duration
     public var bodyTimeout: Duration
     public var maxConnections: Int
+    /// Largest request body any route accepts (a batchGet of 20 names is well under 4 KiB).
+    public static let maxBodyBytes = 64 * 1024
 
     public init(idleTimeout: Duration, headerTimeout: Duration, bodyTimeout: Duration, maxConnections: Int) {
         self.idleTimeout = idleTimeout
@@ -25,7 +28,9 @@ public struct HTTPLimits: Sendable, Equatable {
         let body = TimeAmount(bodyTimeout)
         return .http1(
             configuration: .init(
-                additionalChannelHandlers: [RequestDeadlineHandler(header: header, body: body)], idleTimeout: TimeAmount(idleTimeout)))
+                additionalChannelHandlers: [
+                    RequestDeadlineHandler(header: header, body: body), RequestFramingInstaller(maxBodyBytes: Self.maxBodyBytes),
+                ], idleTimeout: TimeAmount(idleTimeout)))
     }
 
     /// Hummingbird's configuration for a listener at `host:port` with the connection cap.
