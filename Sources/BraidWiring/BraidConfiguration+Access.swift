@@ -19,7 +19,9 @@ extension BraidConfiguration {
     public func accessPolicy(listeners: [ResolvedListener]) -> AccessPolicy {
         let admin = listeners.first { $0.key == "gateway.admin_host" }
         return AccessPolicy(
-            credentials: AdminCredentials(adminToken: self.admin.token, consoleToken: console.enabled ? console.token : ""),
+            credentials: AdminCredentials(
+                adminToken: self.admin.token, consoleToken: console.enabled ? console.token : .none,
+                sessionLifetime: .seconds(console.sessionTtlSeconds)),
             proxies: TrustedProxies(gateway.trustedProxies.compactMap(AddressRange.init)), corsOrigins: gateway.corsOrigins,
             separateAdminListener: admin != nil, publicLoopback: listeners.first?.isLoopback ?? true,
             adminLoopback: admin?.isLoopback ?? listeners.first?.isLoopback ?? true)
@@ -33,7 +35,7 @@ extension BraidConfiguration {
         case .proxy:
             let proxy = identity.proxy
             // validate() has checked the header names; a nil here would be a bug, so refuse everyone.
-            guard let credential = ProxyCredential(userHeader: proxy.userHeader, secretHeader: proxy.secretHeader, secret: proxy.secret) else {
+            guard let credential = ProxyCredential(userHeader: proxy.userHeader, secretHeader: proxy.secretHeader, secret: proxy.secret.bytes) else {
                 preconditionFailure("identity.proxy header names were validated")
             }
             return (UserIdentity(.proxy(credential)), nil)
@@ -83,6 +85,8 @@ extension BraidConfiguration {
         func limit(_ bucket: BucketSection) -> TokenBuckets<String>.Limit {
             .init(ratePerSecond: bucket.ratePerSecond, burst: Double(bucket.burst))
         }
-        return RateLimiter(perIdentity: limit(limits.perIdentity), perAddress: limit(limits.perAddress), maxCallers: limits.maxCallers)
+        return RateLimiter(
+            perIdentity: limit(limits.perIdentity), perAddress: limit(limits.perAddress), maxCallers: limits.maxCallers,
+            exemptLoopback: limits.exemptLoopback)
     }
 }

@@ -1,6 +1,8 @@
 import BraidCore
 @testable import BraidGateway
+import Foundation
 import Hummingbird
+import Logging
 import Testing
 
 /// The pure parts of who may reach what: trusted proxies, CORS origins, public error
@@ -51,5 +53,44 @@ struct AccessLogicTests {
         #expect(deadlines.responseEnded() == .none, "between requests: the idle timeout's business")
         #expect(deadlines.bytesArrived() == .arm(.header), "the next request's first byte starts its header deadline")
         #expect(deadlines.fired(.header) == .close(.header))
+    }
+
+    @Test func aConsoleSessionIsValidUntilItsExpiryOnlyUnderTheTokenThatSignedIt() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let session = ConsoleSession(token: Secret("console-token-0123456789"), lifetime: .seconds(3_600))
+        let cookie = session.issue(now: now)
+        #expect(!cookie.contains("console-token"), "\(cookie)")
+        #expect(session.isValid(cookie, now: now) && session.isValid(cookie, now: now.addingTimeInterval(3_599)))
+        #expect(!session.isValid(cookie, now: now.addingTimeInterval(3_600)), "expired")
+        #expect(session.issue(now: now) != cookie, "each session has a nonce of its own")
+        let rotated = ConsoleSession(token: Secret("another-token-0123456789"), lifetime: .seconds(3_600))
+        #expect(!rotated.isValid(cookie, now: now), "another token's session")
+        // Tampering: a later expiry, another nonce, a cut signature, garbage.
+        var parts = cookie.split(separator: ".").map(String.init)
+        parts[1] = String(Int(parts[1])! + 86_400)
+        #expect(!session.isValid(parts.joined(separator: "."), now: now))
+        parts = cookie.split(separator: ".").map(String.init)
+        parts[2] = String(parts[2].reversed())
+        #expect(!session.isValid(parts.joined(separator: "."), now: now))
+        #expect(!session.isValid(String(cookie.dropLast(2)), now: now))
+        for junk in ["", "1", "1.2.3", "2.\(parts[1]).\(parts[2]).\(parts[3])", "console-token-0123456789"] {
+            #expect(!session.isValid(junk, now: now), "\(junk)")
+        }
+        #expect("\(session)" == "ConsoleSession(<redacted>)")
+    }
+
+    /// The gateway's holders of credentials print as their name alone.
+    @Test func credentialHoldersDescribeThemselvesRedacted() async throws {
+        let token = "admin-token-of-the-redaction-test"
+        let credentials = AdminCredentials(adminToken: Secret(token), consoleToken: Secret("console-\(token)"))
+        let proxy = try #require(ProxyCredential(userHeader: "X-User", secretHeader: "X-Proof", secret: Array("proxy-\(token)".utf8)))
+        let keys = JWTKeySet(fetch: nil, hs256Key: Secret("hs256-\(token)"), maxStale: .seconds(1), logger: .init(label: "test"))
+        for value in [credentials as Any, proxy, keys] {
+            var dumped = ""
+            dump(value, to: &dumped)
+            let text = "\(value) \(String(reflecting: value)) \(dumped)"
+            #expect(text.contains("<redacted>") && !text.contains(token), "\(text)")
+            #expect(!text.contains("[" + Array(token.utf8).prefix(4).map(String.init).joined(separator: ", ")), "\(text)")
+        }
     }
 }

@@ -18,9 +18,9 @@ struct AdminSurfaceTests {
     func sharedListenerNeedsATokenForAdminRoutes() async throws {
         let fixture = try await WorkerFixture(partitions: 2, documents: 100, users: 5)
         var configuration = GatewayHarness.configuration(fixture)
-        configuration.admin.token = IdentityRouteTests.strong()
-        configuration.console.token = IdentityRouteTests.strong()
-        let (adminToken, consoleToken) = (configuration.admin.token, configuration.console.token)
+        configuration.admin.token = Secret(IdentityRouteTests.strong())
+        configuration.console.token = Secret(IdentityRouteTests.strong())
+        let (adminToken, consoleToken) = (configuration.admin.token.text, configuration.console.token.text)
         try await GatewayHarness.with(configuration) { client, _ in
             for path in Self.adminPaths {
                 let refused = try await client.get(path)
@@ -41,8 +41,8 @@ struct AdminSurfaceTests {
         var configuration = GatewayHarness.configuration(fixture)
         configuration.gateway.adminHost = "127.0.0.1"
         configuration.gateway.adminPort = 0
-        configuration.admin.token = IdentityRouteTests.strong()
-        let adminToken = configuration.admin.token
+        configuration.admin.token = Secret(IdentityRouteTests.strong())
+        let adminToken = configuration.admin.token.text
         try await GatewayHarness.with(configuration) { client, gateway in
             for path in Self.adminPaths {
                 let response = try await client.get(path, headers: [.authorization: "Bearer \(adminToken)"])
@@ -96,7 +96,7 @@ struct AdminSurfaceTests {
         let fixture = try await WorkerFixture(partitions: 2, documents: 100, users: 5)
         var configuration = GatewayHarness.configuration(fixture)
         let console = IdentityRouteTests.strong()
-        configuration.console.token = console
+        configuration.console.token = Secret(console)
         try await GatewayHarness.with(configuration) { client, _ in
             let login = try await client.get("/console?token=\(console.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
             #expect(login.status == .seeOther)
@@ -104,11 +104,11 @@ struct AdminSurfaceTests {
         }
         // The same gateway configured for 0.0.0.0 (the router test binds nothing).
         configuration.gateway.host = "0.0.0.0"
-        configuration.gateway.cursorKey = IdentityRouteTests.strong()
-        configuration.gateway.impressionKey = IdentityRouteTests.strong()
-        configuration.admin.token = IdentityRouteTests.strong()
+        configuration.gateway.cursorKey = Secret(IdentityRouteTests.strong())
+        configuration.gateway.impressionKey = Secret(IdentityRouteTests.strong())
+        configuration.admin.token = Secret(IdentityRouteTests.strong())
         configuration.identity.mode = .proxy
-        configuration.identity.proxy.secret = IdentityRouteTests.strong()
+        configuration.identity.proxy.secret = Secret(IdentityRouteTests.strong())
         try await GatewayHarness.with(configuration) { client, _ in
             let login = try await client.get("/console?token=\(console.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
             #expect(login.status == .seeOther)

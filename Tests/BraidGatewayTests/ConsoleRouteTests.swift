@@ -146,29 +146,68 @@ struct ConsoleRouteTests {
         }
     }
 
-    @Test("With console.token the console and admin routes need it; without console.enabled they do not exist")
+    @Test("With console.token the console and admin routes need it or a session it bought; without console.enabled they do not exist")
     func access() async throws {
         let fixture = try await WorkerFixture(partitions: 2, documents: 100, users: 5)
         var configuration = GatewayHarness.configuration(fixture)
         let token = "console-token-0123456789"
-        configuration.console.token = token
+        configuration.console.token = Secret(token)
         try await GatewayHarness.with(configuration) { client, _ in
-            for path in ["/console", "/v1/admin/console", "/v1/admin/workers"] {
+            for path in ["/v1/admin/console", "/v1/admin/workers"] {
                 let refused = try await client.get(path)
                 #expect(refused.status == .unauthorized, "\(path)")
                 #expect(try JSONBody(refused).errorCode == "unauthorized")
                 try Self.conforms(refused, path)
                 #expect(try await client.get(path, headers: [.authorization: "Bearer wrong-token-0123456789"]).status == .unauthorized)
                 #expect(try await client.get(path, headers: [.authorization: "Bearer \(token)"]).status == .ok, "\(path)")
-                #expect(try await client.get(path, headers: [.cookie: "other=1; braid_console=\(token)"]).status == .ok, "\(path)")
+                // The token itself is no cookie: only a session the gateway signed is.
+                #expect(try await client.get(path, headers: [.cookie: "braid_console=\(token)"]).status == .unauthorized, "\(path)")
             }
+            // Without a session, the console page is the sign-in form, which posts the token.
+            let form = try await client.get("/console")
+            #expect(form.status == .unauthorized)
+            #expect(form.headers[.contentType]?.hasPrefix("text/html") == true)
+            #expect(String(buffer: form.body).contains(#"<form method="post" action="/console/session">"#))
+            #expect(form.headers[.contentSecurityPolicy]?.contains("form-action 'self'") == true)
+
+            // Signing in by the form: a session cookie, never the token, with an expiry.
+            let posted = try await client.execute(
+                uri: "/console/session", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "token=\(token)"))
+            #expect(posted.status == .seeOther && posted.headers[.location] == "/console/")
+            let cookie = try #require(posted.headers[.setCookie])
+            #expect(cookie.hasPrefix("braid_console=1.") && !cookie.contains(token), "\(cookie)")
+            for attribute in ["Max-Age=28800", "HttpOnly", "SameSite=Strict", "Path=/"] {
+                #expect(cookie.contains(attribute), "\(attribute) missing: \(cookie)")
+            }
+            let session = String(cookie.prefix { $0 != ";" })
+            for path in ["/console", "/v1/admin/console", "/v1/admin/workers"] {
+                #expect(try await client.get(path, headers: [.cookie: "other=1; \(session)"]).status == .ok, "\(path)")
+            }
+            let wrong = try await client.execute(
+                uri: "/console/session", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "token=nope-nope-nope-nope"))
+            #expect(wrong.status == .unauthorized)
+
+            // The link form of sign-in: answered with the cookie and a redirect off the URL.
             let login = try await client.get("/console?token=\(token)")
-            #expect(login.status == .seeOther)
-            #expect(login.headers[.setCookie]?.hasPrefix("braid_console=\(token);") == true)
-            #expect(login.headers[.setCookie]?.contains("HttpOnly") == true)
+            #expect(login.status == .seeOther && login.headers[.location] == "/console/")
+            #expect(login.headers[.setCookie]?.hasPrefix("braid_console=1.") == true)
+            #expect(login.headers[.setCookie]?.contains(token) == false)
             #expect(try await client.get("/console?token=nope").status == .unauthorized)
             // Public routes need no token.
             #expect(try await client.get("/healthz").status == .ok)
+        }
+        // A rotated console token ends every session it signed.
+        let rotated = configuration
+        var next = configuration
+        next.console.token = Secret("another-console-token-0123")
+        let cookie = try await GatewayHarness.with(rotated) { client, _ in
+            try await client.get("/console?token=\(token)").headers[.setCookie].map { String($0.prefix { $0 != ";" }) } ?? ""
+        }
+        try await GatewayHarness.with(next) { client, _ in
+            let status = try await client.get("/v1/admin/console", headers: [.cookie: cookie]).status
+            #expect(status == .unauthorized, "a session signed with the previous token")
         }
         configuration.console = .init()
         configuration.console.enabled = false

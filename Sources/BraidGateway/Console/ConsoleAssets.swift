@@ -16,7 +16,11 @@ enum ConsoleAssets {
             body = ByteBuffer(bytes: bytes)
         }
 
-        var response: Response { Response(status: .ok, headers: headers, body: .init(byteBuffer: body)) }
+        var response: Response { response(status: .ok) }
+
+        func response(status: HTTPResponse.Status) -> Response {
+            Response(status: status, headers: headers, body: .init(byteBuffer: body))
+        }
     }
 
     /// The script's files in the order they run, served one after another as
@@ -32,6 +36,8 @@ enum ConsoleAssets {
     ]
 
     static let page = Asset(PackageResources.index_html, type: "text/html; charset=utf-8")
+    /// What the console shows without a session: a form that posts the token (``AdminAccess``).
+    static let login = Asset(PackageResources.login_html, type: "text/html; charset=utf-8")
     static let style = Asset(PackageResources.console_css, type: "text/css; charset=utf-8")
     static let script = Asset(scriptFiles.flatMap(\.bytes), type: "text/javascript; charset=utf-8")
 }

@@ -22,6 +22,8 @@ public struct ConsoleRoutes: Sendable {
     func add<Routes: RouterMethods<GatewayRequestContext>>(to guarded: Routes) {
         // The router ignores a trailing slash: this is /console/ too.
         guarded.get("/console") { _, _ in ConsoleAssets.page.response }
+        // Signing in happens in AdminAccess, before this route; someone signed in already lands here.
+        guarded.post("/console/session") { _, _ in Response(status: .seeOther, headers: [.location: "/console/"]) }
         guarded.get("/console/console.js") { _, _ in ConsoleAssets.script.response }
         guarded.get("/console/console.css") { _, _ in ConsoleAssets.style.response }
         guarded.get("/v1/admin/console") { _, _ in try JSONResponse.encode(overview()) }

@@ -3,12 +3,13 @@ import Hummingbird
 
 /// Headers every response carries, errors included: a Content-Security-Policy (with
 /// `frame-ancestors 'none'`: no page may frame the gateway's), and the older equivalents.
-/// JSON needs no sources at all; the console's page loads only its own script and style.
+/// JSON needs no sources at all; the console's page loads only its own script and style, and
+/// its login form posts to the gateway itself.
 struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     static var apiPolicy: String { "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'" }
     static var consolePolicy: String {
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-            + "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+            + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
