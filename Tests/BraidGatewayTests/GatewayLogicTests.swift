@@ -20,6 +20,12 @@ struct GatewayLogicTests {
         // A page of B slots only asks for nothing and learns only the reported total.
         #expect(PageAssembler.effectiveTotal(reported: 0, from: 2, requested: 0, received: 0) == 0)
         #expect(PageAssembler.effectiveTotal(reported: 7, from: 2, requested: 0, received: 0) == 7)
+        // A page that starts a list (page=k) past the end: the list ends where the backend says.
+        #expect(PageAssembler.effectiveTotal(reported: 1_823, from: 19_980, requested: 20, received: 0, startsList: true) == 1_823)
+        // A cursor's page past the end keeps the positions its walk showed: it ends at its offset.
+        #expect(PageAssembler.effectiveTotal(reported: 1_823, from: 19_980, requested: 20, received: 0) == 19_980)
+        // A count that says more than an empty answer holds: the list ends at the page.
+        #expect(PageAssembler.effectiveTotal(reported: 30_000, from: 19_980, requested: 20, received: 0, startsList: true) == 19_980)
     }
 
     @Test("Items take A from the live hits and B from the snapshot, by planned index")

@@ -18,6 +18,20 @@ import Testing
 /// How `GET /v1/search` answers bad input, misses, and outages of Redis or the live backend.
 @Suite("Search behaviour", .serialized, .integration)
 struct SearchBehaviourTests {
+    @Test("A page past the end answers the list's real total, not its own offset")
+    func totalPastTheEnd() async throws {
+        let fixture = try await WorkerFixture(documents: 200, users: 10)
+        try await GatewayHarness.with(GatewayHarness.configuration(fixture)) { client, _ in
+            let first = try await client.json("/v1/search?q=curry&per_page=20&session=s1")
+            let total = try #require(first["total"] as? Int)
+            #expect(total > 0 && total < 19_980, "\(first.object)")
+            let far = try await client.json("/v1/search?q=curry&per_page=20&page=1000&session=s1")
+            #expect(far.status == 200, "\(far.object)")
+            #expect(far["total"] as? Int == total, "\(far.object)")
+            #expect((far["items"] as? [Any])?.isEmpty == true && far["next_cursor"] is NSNull, "\(far.object)")
+        }
+    }
+
     @Test("Bad parameters and forged, tampered, foreign or expired cursors are 400 JSON errors")
     func badInputIsA400() async throws {
         let fixture = try await WorkerFixture(documents: 200, users: 10)
@@ -54,7 +68,7 @@ struct SearchBehaviourTests {
             let respelled = try await client.json("/v1/search?q=%20CURRY%20&cursor=\(cursor)&session=s1")
             #expect(respelled.status == 200, "\(respelled.object)")
             // The same cursor, validly signed, but past its expiry.
-            let codec = CursorCodec(key: Array(configuration.gateway.cursorKey.utf8))
+            let codec = CursorCodec(key: configuration.gateway.cursorKey)
             var stale = try codec.decode(cursor)
             stale.expiresAt = Int64(Date().timeIntervalSince1970) - 1
             let expired = try await client.json("/v1/search?q=curry&cursor=\(codec.encode(stale))&session=s1")

@@ -9,7 +9,12 @@ enum PageAssembler {
     /// (instead of leaving holes in positions, or leaving out hits a count read a moment later
     /// no longer saw: the hits and the count are two reads, and a walk must show every hit it
     /// takes as shown).
-    static func effectiveTotal(reported: Int, from: Int, requested: Int, received: Int) -> Int {
+    ///
+    /// A page that starts a list (page 1, or `page=k` without a cursor) and receives nothing lies
+    /// past the end: the list then ends where the backend says, not at the page's offset. A
+    /// cursor's page keeps the positions its walk already showed, so its list ends at its offset.
+    static func effectiveTotal(reported: Int, from: Int, requested: Int, received: Int, startsList: Bool = false) -> Int {
+        if startsList, received == 0, requested > 0 { return min(from, max(0, reported)) }
         if received < requested { return from + received }
         // A page with no A slot asks for nothing: the reported total is all it learns.
         return requested == 0 ? reported : max(reported, from + received)

@@ -36,7 +36,9 @@ extension SearchService {
                 record: record ?? .firstPage(position.walk.firstPageIDs ?? []),
                 expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds))
         } else {
-            var offset = try await offsetSide(query: parameters.query, placed: draft.placedIDs, open: open.liveRange, mode: pageMode(position))
+            var offset = try await offsetSide(
+                query: parameters.query, placed: draft.placedIDs, open: open.liveRange, mode: pageMode(position),
+                startsList: position.pinned == nil)
             offset.next = position.walk.mode
             side = offset
         }

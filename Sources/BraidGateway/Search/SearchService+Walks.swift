@@ -150,11 +150,13 @@ extension SearchService {
     }
 
     /// A's range by offset, B's placed documents excluded: how pages were planned before walks.
-    func offsetSide(query: String, placed: [String], open: Range<Int>, mode: WalkState.Mode) async throws(GatewayError) -> LiveSide {
+    func offsetSide(
+        query: String, placed: [String], open: Range<Int>, mode: WalkState.Mode, startsList: Bool = false
+    ) async throws(GatewayError) -> LiveSide {
         if mode == .lost { Counter(label: "braid_gateway_walk_pages_total", dimensions: [("outcome", "lost")]).increment() }
         let result = try await liveRange(query: query, excluding: placed, range: open)
         let total = PageAssembler.effectiveTotal(
-            reported: result.total, from: open.lowerBound, requested: open.count, received: result.hits.count)
+            reported: result.total, from: open.lowerBound, requested: open.count, received: result.hits.count, startsList: startsList)
         return LiveSide(hits: result.hits, from: open.lowerBound, total: total, mode: mode)
     }
 

@@ -203,7 +203,8 @@ public struct SearchService: Sendable {
             }
         }
         let total = PageAssembler.effectiveTotal(
-            reported: live.total, from: live.aRange.lowerBound, requested: live.aRange.count, received: live.hits.count)
+            reported: live.total, from: live.aRange.lowerBound, requested: live.aRange.count, received: live.hits.count,
+            startsList: position.pinned == nil)
         return (secondary, LiveSide(hits: live.hits, from: live.aRange.lowerBound, total: total, mode: pageMode(position), next: position.walk.mode))
     }
 
