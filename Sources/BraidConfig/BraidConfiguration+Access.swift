@@ -11,7 +11,7 @@ extension BraidConfiguration {
         if !gateway.adminHost.isEmpty, gateway.adminHost == gateway.host, gateway.adminPort == gateway.port, gateway.port != 0 {
             throw fail("gateway.admin_host:gateway.admin_port is the public listener; pick another port, or leave gateway.admin_host empty")
         }
-        if !admin.token.isEmpty, admin.token.count < 16 { throw fail("admin.token must be at least 16 characters") }
+        if !admin.token.isEmpty, admin.token.text.count < 16 { throw fail("admin.token must be at least 16 characters") }
         for (index, proxy) in gateway.trustedProxies.enumerated() where AddressRange(proxy) == nil {
             throw fail("gateway.trusted_proxies[\(index)] must be an IP address or a CIDR range such as 10.0.0.0/8")
         }
@@ -22,6 +22,12 @@ extension BraidConfiguration {
         guard (100...600_000).contains(http.headerTimeoutMs) else { throw fail("http.header_timeout_ms must be 100-600000") }
         guard (100...3_600_000).contains(http.bodyTimeoutMs) else { throw fail("http.body_timeout_ms must be 100-3600000") }
         guard (1...1_000_000).contains(http.maxConnections) else { throw fail("http.max_connections must be 1-1000000") }
+    }
+
+    /// `identity.*`: what a process that verifies users needs (the gateway). Workers and tools
+    /// read the same file but never verify a token, so they do not need its keys.
+    func validateIdentity() throws(ConfigurationError) {
+        func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
         switch identity.mode {
         case .query:
             break

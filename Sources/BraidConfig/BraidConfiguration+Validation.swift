@@ -4,7 +4,11 @@ extension BraidConfiguration {
     /// Checks what decoding cannot: names, ranges and references between sections (values
     /// from a closed set are enums, refused while decoding with the allowed names). Run at
     /// start-up so a bad deployment fails before it serves a request, naming the key.
-    public func validate() throws(ConfigurationError) {
+    ///
+    /// `role` leaves out what only another process uses: the keys of `identity.*` are checked
+    /// for the gateway only, so a worker or `braid ops` sharing the gateway's file does not need
+    /// the JWT key or the proxy secret.
+    public func validate(for role: ServiceRole = .gateway) throws(ConfigurationError) {
         func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
         guard redis.poolSize >= 1 else { throw fail("redis.pool_size must be at least 1") }
         guard (1...64).contains(search.sqliteConnections) else { throw fail("search.sqlite_connections must be 1-64") }
@@ -30,6 +34,7 @@ extension BraidConfiguration {
         try validateSecrets()
         try validateConsole()
         try validateAccess()
+        if role == .gateway { try validateIdentity() }
         try validateLimits()
         try validateTracing()
         guard (1...100).contains(gateway.defaultPerPage) else { throw fail("gateway.default_per_page must be 1-100") }

@@ -8,10 +8,11 @@ struct ConfigurationOption: ParsableArguments {
     @Option(name: .customLong("config"), help: "Configuration file (YAML or JSON); BRAID_* variables override it.")
     var file: String?
 
-    /// Loads, validates and bootstraps logging and metrics: what every service does first.
-    func loadForService() throws -> BraidConfiguration {
+    /// Loads, validates for `role` and bootstraps logging and metrics: what every command that
+    /// reads the configuration does first.
+    func loadForService(_ role: ServiceRole = .tool) throws -> BraidConfiguration {
         let configuration = try ConfigurationLoader.load(file: file)
-        try configuration.validate()
+        try configuration.validate(for: role)
         configuration.bootstrapObservability()
         return configuration
     }

@@ -17,7 +17,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @OptionGroup var config: ConfigurationOption
 
     func run() async throws {
-        let configuration = try config.loadForService()
+        let configuration = try config.loadForService(.worker)
         try LibrdkafkaVersion.requireSupported()
         let logger = Logger(label: "braid.worker")
         logger.info("starting", metadata: ["librdkafka": "\(LibrdkafkaVersion.loaded)", "group": "\(configuration.kafka.consumerGroup)"])

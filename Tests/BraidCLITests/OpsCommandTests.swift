@@ -121,6 +121,61 @@ struct OpsCommandTests {
         #expect(gone.stdout.contains("current version:  none"), "\(gone.stdout)")
     }
 
+    /// A ranking and a component stored with a version dated in the future (as a request from a
+    /// producer with a wrong clock left them) are found, then removed, and a request of today is
+    /// written again; a current entry beside them is left alone.
+    @Test func futureFindsAndRepairsEntriesDatedAheadOfTheClock() async throws {
+        let redisURL = try TestEnvironment.redisURL()
+        let prefix = TestEnvironment.uniqueName("braid")
+        let keys = CacheKeys(prefix: prefix)
+        let environment = ["BRAID_REDIS_URL": redisURL, "BRAID_REDIS_KEY_PREFIX": prefix, "BRAID_LOGGING_LEVEL": "warning"]
+        let frozen: Int64 = 253_402_300_799_000
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let documents = [RankingSnapshot.Document(id: "r1", score: 1, fields: [:])]
+        let scope = ComponentScope(user: "u1")
+        try await withRedisClient(redisURL) { (redis: RedisClient) async throws -> Void in
+            let store = PrecomputeStore(redis: redis, keys: keys)
+            for (query, version) in [("curry", frozen), ("rice", now)] {
+                let snapshot = RankingSnapshot(
+                    ranking: "featured", query: query, version: version, createdAt: Date(), requestID: "r-\(query)", documents: documents)
+                #expect(try await store.publish(snapshot, ttlSeconds: 600, graceSeconds: 60) == .written)
+            }
+            let content = ComponentContent(feed: "home", type: .carousel, scope: scope, items: [.string("x")], version: frozen, createdAt: Date())
+            #expect(try await store.publish(content, ttlSeconds: 600) == .written)
+        }
+        let curry = keys.ranking("featured", query: "curry")
+        let component = keys.component(feed: "home", type: .carousel, scope: scope)
+
+        let found = try BraidBinary.run(["ops", "future"], environment: environment)
+        #expect(found.status == 1, "entries found: exit 1. \(found.stdout) \(found.stderr)")
+        #expect(found.stdout.contains("ranking  \(curry.pointer)  version \(frozen)"), "\(found.stdout)")
+        #expect(found.stdout.contains("component  \(component)  version \(frozen)"), "\(found.stdout)")
+        #expect(found.stdout.contains("2 entries dated more than 300 s ahead"), "\(found.stdout)")
+        #expect(!found.stdout.contains(keys.ranking("featured", query: "rice").pointer), "a current entry is not listed")
+
+        let unconfirmed = try BraidBinary.run(["ops", "future", "--repair"], environment: environment)
+        #expect(unconfirmed.status == 2 && unconfirmed.stderr.contains("--yes"), "\(unconfirmed.stderr)")
+
+        let repaired = try BraidBinary.run(["ops", "future", "--repair", "--yes"], environment: environment)
+        #expect(repaired.status == 0, "\(repaired.stderr)")
+        for key in [curry.pointer, curry.version(frozen), component] {
+            #expect(repaired.stdout.contains("deleted \(key)"), "\(repaired.stdout)")
+        }
+        // Run as with a file shared with gateways in jwt mode, without the JWT key: a tool
+        // verifies no token, so it does not need one.
+        var shared = environment
+        shared["BRAID_IDENTITY_MODE"] = "jwt"
+        let again = try BraidBinary.run(["ops", "future"], environment: shared)
+        #expect(again.status == 0 && again.stdout.contains("0 entries"), "\(again.stdout) \(again.stderr)")
+
+        try await withRedisClient(redisURL) { (redis: RedisClient) async throws -> Void in
+            let store = PrecomputeStore(redis: redis, keys: keys)
+            #expect(try await store.currentVersion(ranking: "featured", query: "rice") == now, "the current entry is untouched")
+            let today = RankingSnapshot(ranking: "featured", query: "curry", version: now + 1, createdAt: Date(), requestID: "today", documents: documents)
+            #expect(try await store.publish(today, ttlSeconds: 600, graceSeconds: 60) == .written, "a request of today is written again")
+        }
+    }
+
     @Test func dlqListShowsDeadLettersAndReplayRepublishesThem() async throws {
         let brokers = try TestEnvironment.kafkaBrokers()
         let (requests, dlq) = (TestEnvironment.uniqueName("requests"), TestEnvironment.uniqueName("dlq"))
