@@ -1,8 +1,11 @@
+import BraidCore
 import Foundation
 
-/// Which `braid` service a check is for: each binds its own sockets and holds its own secrets.
+/// Which `braid` process a check is for: each binds its own sockets and holds its own secrets.
 public enum ServiceRole: String, Sendable {
     case gateway, worker
+    /// A one-shot command (`braid ops`, `braid publish`): binds nothing, verifies no user.
+    case tool
 }
 
 /// A socket a service binds, after its host was resolved and checked.
@@ -27,13 +30,15 @@ extension BraidConfiguration {
             return listeners
         case .worker:
             return [("worker.metrics_host", worker.metricsHost, worker.metricsPort)]
+        case .tool:
+            return []
         }
     }
 
     /// The secrets a service holds, by configuration key: what an attacker who could read one
     /// would use, and what must therefore be strong once the service is reachable.
-    public func secrets(of role: ServiceRole) -> [(key: String, value: String)] {
-        var secrets: [(key: String, value: String)] = []
+    public func secrets(of role: ServiceRole) -> [(key: String, value: Secret)] {
+        var secrets: [(key: String, value: Secret)] = []
         if role == .gateway {
             secrets += [("gateway.cursor_key", gateway.cursorKey), ("gateway.impression_key", gateway.impressionKey)]
             if !gateway.previousCursorKey.isEmpty { secrets.append(("gateway.previous_cursor_key", gateway.previousCursorKey)) }
@@ -69,11 +74,14 @@ extension BraidConfiguration {
         }
         let exposed = listeners.filter { !$0.isLoopback }
         guard !exposed.isEmpty else { return listeners }
-        var reasons = SecretStrength.problems(secrets(of: role)).map { key, problem in
+        var reasons = SecretStrength.problems(secrets(of: role).map { ($0.key, $0.value.text) }).map { key, problem in
             "\(key) \(problem) (set \(Self.variable(key)) or \(Self.variable(key))_FILE)"
         }
         if role == .gateway, identity.mode == .query {
             reasons.append("identity.mode is query (anyone can name any user with user=); set identity.mode to jwt or proxy")
+        }
+        if role == .gateway, gateway.rateLimits.enabled, gateway.rateLimits.exemptLoopback {
+            reasons.append("gateway.rate_limits.exempt_loopback is on (a local development setting); turn it off")
         }
         guard reasons.isEmpty else {
             let where_ = exposed.map { "\($0.key) \($0.host)" }.joined(separator: " and ")

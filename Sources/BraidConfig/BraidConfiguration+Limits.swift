@@ -13,6 +13,11 @@ extension BraidConfiguration {
         /// Callers tracked per process, each kind; past it new callers are admitted untracked
         /// (counted) until idle ones are swept.
         public var maxCallers = 100_000
+        /// Whether callers whose address is loopback go unlimited. For `make run`, whose only
+        /// caller is the person running it; off by default, since a gateway behind a proxy on the
+        /// same host (without `gateway.trusted_proxies`) sees every caller as loopback. Refused
+        /// when the gateway listens beyond loopback.
+        public var exemptLoopback = false
         public init() {}
     }
 

@@ -55,6 +55,7 @@ struct RunCommand: AsyncParsableCommand {
                 corpus: environment["BRAID_SEARCH_SQLITE_PATH"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) },
                 documents: documents, users: 500, binary: binary, say: say)
             let services = stack.environment.merging(["BRAID_WORKER_METRICS_PORT": "\(metricsPort)", "BRAID_GATEWAY_PORT": "\(gatewayPort)"]) { $1 }
+                .merging(RunSettings.services(gatewayHost: environment["BRAID_GATEWAY_HOST"])) { $1 }
             worker = try await BraidService.worker(in: run, environment: services, binary: binary)
             say("worker started (pid \(worker.process.pid), log \(run.file("worker.log").path), metrics http://127.0.0.1:\(metricsPort)/metrics)")
             gateway = try await BraidService.gateway(in: run, port: gatewayPort, environment: services, binary: binary)

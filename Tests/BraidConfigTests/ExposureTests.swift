@@ -144,4 +144,26 @@ struct ExposureTests {
             #expect(SecretStrength.problem(placeholder) == .denied, "\(placeholder)")
         }
     }
+
+    /// make run's exemption of loopback callers is a development setting: refused beyond loopback.
+    @Test func exemptingLoopbackCallersIsRefusedBeyondLoopback() throws {
+        var environment = Self.production()
+        environment["BRAID_GATEWAY_RATE_LIMITS_EXEMPT_LOOPBACK"] = "true"
+        #expect(try Self.refusal(environment).contains("gateway.rate_limits.exempt_loopback is on"))
+        let local = try ConfigurationLoader.load(file: nil, environment: ["BRAID_GATEWAY_RATE_LIMITS_EXEMPT_LOOPBACK": "true"])
+        _ = try local.validateExposure(of: .gateway)
+    }
+
+    /// A file shared by gateways and workers in jwt (or proxy) mode: only the gateway verifies
+    /// tokens, so only the gateway needs the JWT key or the proxy secret; the worker and the
+    /// tools start without them.
+    @Test func onlyTheGatewayNeedsTheIdentityKeys() throws {
+        for mode in ["jwt", "proxy"] {
+            let shared = try ConfigurationLoader.load(file: nil, environment: ["BRAID_IDENTITY_MODE": mode])
+            let refused = #expect(throws: ConfigurationError.self, "\(mode)") { try shared.validate(for: .gateway) }
+            #expect(refused?.message.contains("identity.mode \(mode) needs") == true, "\(String(describing: refused))")
+            try shared.validate(for: .worker)
+            try shared.validate(for: .tool)
+        }
+    }
 }

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 import Yams
+import BraidCore
 
 /// Kubernetes manifests: they parse, probe real routes on the configured ports, scale within the
 /// partition count, and find every credential they read.
@@ -33,6 +34,7 @@ struct KubernetesManifestTests {
         let listeners = try configuration.validateExposure(of: .gateway)
         #expect(configuration.console.enabled && !configuration.console.token.isEmpty, "the console is on, behind the Secret's token")
         #expect(configuration.identity.mode == .jwt, "users are verified")
+        #expect(configuration.gateway.rateLimits.enabled && !configuration.gateway.rateLimits.exemptLoopback, "limits apply to every caller")
 
         #expect(container.command.contains("gateway"))
         #expect(configuration.gateway.host == "0.0.0.0", "a pod must listen beyond loopback")

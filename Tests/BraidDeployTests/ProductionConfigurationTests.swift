@@ -1,4 +1,5 @@
 @testable import BraidConfig
+import BraidCore
 import Foundation
 import Testing
 import Yams
@@ -22,18 +23,19 @@ struct ProductionConfigurationTests {
         #expect(!configuration.redis.tls.caFile.isEmpty && configuration.redis.tls.verifyServerName)
         #expect(configuration.search.source == .elasticsearch)
         #expect(configuration.identity.mode == .jwt && configuration.gateway.adminHost == "0.0.0.0")
-        #expect(configuration.gateway.cursorKey == SecretStrength.developmentCursorKey, "no key in the file: secrets come from the environment")
+        #expect(configuration.gateway.cursorKey == Secret(SecretStrength.developmentCursorKey), "no key in the file: secrets come from the environment")
+        #expect(configuration.gateway.rateLimits.enabled && !configuration.gateway.rateLimits.exemptLoopback, "limits apply to every caller")
 
         // With the systemd environment files on top, as the units start it: the placeholders
         // are refused, naming each key and never a value.
         let environment = try Deploy.environmentFile("Deploy/systemd/braid.env").merging(Deploy.environmentFile("Deploy/systemd/gateway.env")) { $1 }
         let shipped = try ConfigurationLoader.load(file: file, environment: environment)
         try shipped.validate()
-        #expect(shipped.console.token == environment["BRAID_CONSOLE_TOKEN"])
-        #expect(shipped.redis.password == environment["BRAID_REDIS_PASSWORD"] && !shipped.redis.password.isEmpty)
+        #expect(shipped.console.token == Secret(environment["BRAID_CONSOLE_TOKEN"] ?? "-"))
+        #expect(shipped.redis.password == Secret(environment["BRAID_REDIS_PASSWORD"] ?? "-") && !shipped.redis.password.isEmpty)
         #expect(shipped.kafka.properties["sasl.password"] == environment["BRAID_KAFKA_PROPERTY_SASL_PASSWORD"])
         #expect(shipped.kafka.properties["sasl.password"]?.isEmpty == false)
-        #expect(shipped.gateway.cursorKey == environment["BRAID_GATEWAY_CURSOR_KEY"])
+        #expect(shipped.gateway.cursorKey == Secret(environment["BRAID_GATEWAY_CURSOR_KEY"] ?? "-"))
         for role in [ServiceRole.gateway, .worker] {
             let refused = #expect(throws: ConfigurationError.self, "\(role)") { try shipped.validateExposure(of: role) }
             let message = refused?.message ?? ""
@@ -54,6 +56,8 @@ struct ProductionConfigurationTests {
         let file = Deploy.root.appendingPathComponent("Deploy/config/braid.yaml").path
         let shipped = try ConfigurationLoader.load(file: file, environment: [:])
         try shipped.validate()
+        #expect(shipped.gateway.rateLimits.enabled && !shipped.gateway.rateLimits.exemptLoopback, "limits apply to every caller")
+        #expect(BraidConfiguration().gateway.rateLimits.enabled && !BraidConfiguration().gateway.rateLimits.exemptLoopback, "the built-in defaults too")
         let refused = #expect(throws: ConfigurationError.self) { try shipped.validateExposure(of: .gateway) }
         for expected in ["gateway.cursor_key is a published development key", "admin.token is not set", "identity.mode is query"] {
             #expect(refused?.message.contains(expected) == true, "\(String(describing: refused))")
@@ -74,6 +78,7 @@ struct ProductionConfigurationTests {
     /// none can pass for a secret.
     @Test func everyShippedPlaceholderIsRefused() throws {
         var files = [Deploy.root.appendingPathComponent("README.md")]
+        files += (try? FileManager.default.contentsOfDirectory(at: Deploy.root.appendingPathComponent("docs"), includingPropertiesForKeys: nil)) ?? []
         let enumerator = FileManager.default.enumerator(at: Deploy.root.appendingPathComponent("Deploy"), includingPropertiesForKeys: nil)
         while let file = enumerator?.nextObject() as? URL { files.append(file) }
         let pattern = try NSRegularExpression(pattern: "CHANGE-ME[A-Za-z0-9_-]*", options: [.caseInsensitive])

@@ -151,4 +151,62 @@ struct FrontDoorTests {
         run.process.signal(SIGKILL)
         #expect(await Self.allGone(children, within: .seconds(5)), "survivors: \(children.filter { ProcessIdentity.of($0) != nil })")
     }
+
+    /// `make run`'s user walks 1-item pages as fast as a script can, eight walks at once (1,600
+    /// requests, eight times the per-address burst): never a 429. The same walks against a
+    /// gateway started with the built-in defaults on the same stack are limited: the exemption
+    /// is make run's, not the defaults'.
+    @Test func aLoopbackClientOfMakeRunIsNeverRateLimitedButTheDefaultsStillLimit() async throws {
+        let run = try await Run.start(folder: try Self.folder(), ports: try Self.ports())
+        try await run.waitUntilRunning()
+        let gateway = try #require(run.ports["BRAID_GATEWAY_PORT"])
+        let made = try await Self.walk("http://127.0.0.1:\(gateway)", walkers: 8, requests: 200)
+        #expect(made.served == 1_600 && made.refused == 0, "make run: \(made)")
+
+        let scratch = try await RunDirectory(try Self.folder())
+        let environment = [
+            "BRAID_REDIS_URL": "redis://127.0.0.1:\(try #require(run.ports["BRAID_REDIS_PORT"]))",
+            "BRAID_KAFKA_BROKERS": "127.0.0.1:\(try #require(run.ports["BRAID_KAFKA_PORT"]))",
+            "BRAID_SEARCH_SQLITE_PATH": run.folder.appendingPathComponent("corpus.sqlite").path,
+        ]
+        let defaults = try await BraidService.gateway(in: scratch, environment: environment)
+        let limited = try await Self.walk(defaults.baseURL, walkers: 8, requests: 200)
+        await scratch.stopAll()
+        run.process.signal(SIGINT)
+        _ = await run.process.waitForExit(timeout: .seconds(60))
+        #expect(limited.refused > 0, "the built-in defaults did not limit: \(limited)")
+    }
+
+    /// `walkers` clients at once, each sending `requests` requests as fast as the answers come,
+    /// following `next_cursor` through 1-item pages and starting again when a walk ends: the
+    /// pages served and the 429s.
+    static func walk(_ base: String, walkers: Int, requests: Int) async throws -> (served: Int, refused: Int) {
+        try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            for index in 0..<walkers {
+                group.addTask {
+                    var served = 0, refused = 0
+                    let first = "\(base)/v1/search?q=chicken&per_page=1&session=walk-\(index)"
+                    var url = first
+                    for _ in 0..<requests {
+                        let response = try await HTTPProbe.request(url, timeout: .seconds(30))
+                        if response.status == 429 {
+                            refused += 1
+                            continue
+                        }
+                        guard response.status == 200 else { break }
+                        served += 1
+                        let cursor = response.json?["next_cursor"] as? String
+                        url = cursor.map { "\(base)/v1/search?q=chicken&cursor=\($0)&session=walk-\(index)" } ?? first
+                    }
+                    return (served, refused)
+                }
+            }
+            var total = (served: 0, refused: 0)
+            for try await (served, refused) in group {
+                total.served += served
+                total.refused += refused
+            }
+            return total
+        }
+    }
 }

@@ -47,6 +47,14 @@ public struct AddressRange: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The 4 or 16 bytes of a numeric IPv4 or IPv6 address.
+    /// The loopback ranges: 127.0.0.0/8 (IPv4-mapped too) and ::1.
+    public static let loopback = [AddressRange("127.0.0.0/8")!, AddressRange("::1")!]
+
+    /// Whether `address` is a loopback address.
+    public static func isLoopback(_ address: String) -> Bool {
+        loopback.contains { $0.contains(address) }
+    }
+
     static func bytes(of address: String) -> [UInt8]? {
         var v4 = in_addr()
         if inet_pton(AF_INET, address, &v4) == 1 { return withUnsafeBytes(of: v4) { Array($0) } }

@@ -1,4 +1,5 @@
 import BraidConfig
+import BraidCore
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -78,7 +79,7 @@ struct RateLimitRouteTests {
         try await OfflineGateway.with(configure: {
             Self.limited(&$0, identityBurst: 2, addressBurst: 1_000)
             $0.identity.mode = .proxy
-            $0.identity.proxy.secret = secret
+            $0.identity.proxy.secret = Secret(secret)
         }) { client, _ in
             func status(user: String) async throws -> HTTPResponse.Status {
                 try await client.execute(
@@ -103,6 +104,24 @@ struct RateLimitRouteTests {
             $0.gateway.rateLimits.enabled = false
         }) { client, _ in
             for _ in 0..<3 { do { let got = try await client.execute(uri: "/v1/search?q=curry", method: .get).status; #expect(got == .ok) } }
+        }
+    }
+
+    @Test("exempt_loopback: a loopback caller is not limited; a client forwarded by a trusted proxy on loopback still is")
+    func exemptLoopback() async throws {
+        try await OfflineGateway.with(live: true, configure: {
+            Self.limited(&$0, addressBurst: 2)
+            $0.gateway.rateLimits.exemptLoopback = true
+            $0.gateway.trustedProxies = ["127.0.0.1"]
+        }) { client, _ in
+            for _ in 0..<6 { do { let got = try await client.execute(uri: "/v1/search?q=curry", method: .get).status; #expect(got == .ok) } }
+            // A same-host proxy naming its client: the client is not loopback, so it is limited.
+            func forwarded() async throws -> HTTPResponse.Status {
+                try await client.execute(uri: "/v1/search?q=rice", method: .get, headers: Self.headers([("X-Forwarded-For", "192.0.2.9")])).status
+            }
+            do { let got = try await forwarded(); #expect(got == .ok) }
+            do { let got = try await forwarded(); #expect(got == .ok) }
+            do { let got = try await forwarded(); #expect(got == .tooManyRequests) }
         }
     }
 }

@@ -17,10 +17,13 @@ public final class RateLimiter: Sendable {
     private let identities: Mutex<TokenBuckets<String>>
     private let addresses: Mutex<TokenBuckets<String>>
     private let origin = ContinuousClock.now
+    /// Callers at a loopback address go unlimited (`gateway.rate_limits.exempt_loopback`).
+    let exemptsLoopback: Bool
 
-    public init(perIdentity: TokenBuckets<String>.Limit, perAddress: TokenBuckets<String>.Limit, maxCallers: Int) {
+    public init(perIdentity: TokenBuckets<String>.Limit, perAddress: TokenBuckets<String>.Limit, maxCallers: Int, exemptLoopback: Bool = false) {
         identities = Mutex(TokenBuckets(limit: perIdentity, capacity: maxCallers))
         addresses = Mutex(TokenBuckets(limit: perAddress, capacity: maxCallers))
+        exemptsLoopback = exemptLoopback
     }
 
     public enum Caller: Sendable, Equatable {
@@ -72,7 +75,8 @@ public final class RateLimiter: Sendable {
 
 /// Applies ``RateLimiter`` to the public routes that compute or record something (search,
 /// feeds and their components, events); health checks, `/metrics`, the console and the admin
-/// routes are not limited, and neither is an administrator's request.
+/// routes are not limited, and neither is an administrator's request, nor, with
+/// ``RateLimiter/exemptsLoopback``, a caller at a loopback address.
 struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let limiter: RateLimiter
@@ -85,10 +89,12 @@ struct RateLimitMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard !context.isAdmin, Self.isLimited(request.uri.path) else { return try await next(request, context) }
+        let address = proxies.client(of: request, context: context)
+        if limiter.exemptsLoopback, let address, AddressRange.isLoopback(address) { return try await next(request, context) }
         var context = context
         if let user = await identity.verifiedUser(request: request, context: &context) {
             try limiter.take(.identity(user))
-        } else if let address = proxies.client(of: request, context: context) {
+        } else if let address {
             try limiter.take(.address(address))
         }
         // No verified user and no address: only the in-process router test client has neither.
