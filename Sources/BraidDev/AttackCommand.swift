@@ -64,8 +64,11 @@ enum AttackSuite {
     static let scenarios: [any AttackScenario] = [
         ForgedCursorAttack(), ReplayedCursorAttack(), WeakKeysAttack(), ForeignUserAttack(), ErrorBodyLeakAttack(), ReadyzLeakAttack(),
         KafkaPropertyLeakAttack(), SlowlorisAttack(), AdminFromPublicAttack(),
-        // Issue 34: bounded work per caller, and evidence that cannot be stuffed.
+        // Bounded work per caller, and evidence that cannot be stuffed.
         RandomQueryFloodAttack(), DuplicateBatchNamesAttack(), MadeUpUserFloodAttack(), OverRateCallerAttack(), EvidenceStuffingAttack(),
+        // Keys read from a debug log; a producer's clock in the future. Last: the control click
+        // of the first credits the experiment.
+        FutureRequestAttack(), DebugLogKeyAttack(),
     ]
 
     /// Scenarios whose verdict is a latency ratio with a margin inside what a busy machine
