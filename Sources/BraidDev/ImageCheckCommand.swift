@@ -132,7 +132,7 @@ struct ImageCheckCommand: AsyncParsableCommand {
     static let hostSeenFromContainers = "10.0.2.2"
 }
 
-/// podman with the flags this machine needs (../shared/LOCAL-STACK.md): Debian's runc (crun
+/// podman with the flags this machine needs (docs/local-stack.md): Debian's runc (crun
 /// refuses the hybrid cgroups), cgroupfs, and explicit ulimits for `run`. Containers get no
 /// health-check timer (it needs systemd); `podman healthcheck run` runs the image's check.
 struct Podman {
