@@ -1,7 +1,7 @@
 # The front door. Every target bootstraps what a fresh machine lacks (Deploy/local/bootstrap.sh)
 # and then runs braid-dev, the local-stack harness (Sources/BraidDev), which starts, waits for
 # and stops every server and service it needs.
-.PHONY: run test test-fast examples browser fuzz attack bench faults dist dist-check image image-check bootstrap build clean
+.PHONY: run test test-fast examples docs browser fuzz attack bench faults dist dist-check image image-check bootstrap build clean
 
 ONLY ?= all
 RELEASE_BIN = .build/release
@@ -10,10 +10,11 @@ RELEASE_BIN = .build/release
 RELEASE_BUILD = swift build -c release --product braid && swift build -c release --product braid-dev
 DEBUG_BIN = .build/debug
 
-## Run the whole system locally on its embedded defaults (Ctrl-C stops it, exit status 0).
+## Run the whole system locally on its embedded defaults (Ctrl-C stops it, exit status 0). Debug binaries: they
+## build in a fraction of the release build's time and share it with make test (docs/getting-started.md says how fast they serve).
 run: bootstrap
-	@$(RELEASE_BUILD)
-	@$(RELEASE_BIN)/braid-dev run
+	@swift build --product braid && swift build --product braid-dev
+	@$(DEBUG_BIN)/braid-dev run
 
 ## Run every test: the generated client matches Schemas/openapi.yaml; the fast tier and the integration tier (which starts its own servers), then examples, browser, fuzz and attack.
 test: bootstrap
@@ -30,6 +31,11 @@ test-fast: bootstrap
 examples: bootstrap
 	@swift build
 	@$(DEBUG_BIN)/braid-dev examples
+
+## The shell commands of README.md and docs/, run against a stack started as make run starts it (DOCS=<file> for one guide).
+docs: bootstrap
+	@swift build
+	@$(DEBUG_BIN)/braid-dev docs
 
 ## The console in headless Chromium against a real gateway, worker, Redis and broker; screenshots in .run/console/.
 browser: bootstrap

@@ -11,7 +11,7 @@ struct BraidDev: AsyncParsableCommand {
         abstract: "Run, test, fault-inject and benchmark Braid on a local stack it starts and stops.",
         subcommands: [
             RunCommand.self, TestCommand.self, FaultsCommand.self, BenchCommand.self, BrowserCommand.self, FuzzCommand.self,
-            AttackCommand.self, ImageCheckCommand.self, ExamplesCommand.self,
+            AttackCommand.self, ImageCheckCommand.self, ExamplesCommand.self, DocsCommand.self,
         ])
 }
 
