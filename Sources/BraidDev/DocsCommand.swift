@@ -3,8 +3,9 @@ import BraidHarness
 import Foundation
 
 /// `make docs`: every shell command README.md and docs/ tell a reader to run, run against a
-/// stack started as `make run` starts it (same corpus, demo requests and settings, on free
-/// ports: the blocks' `127.0.0.1:8080` and the other default addresses are rewritten to them).
+/// stack started as `make run` starts it (same corpus, demo requests and settings, on make run's
+/// ports when they are free; otherwise on free ones, with the blocks' `127.0.0.1:8080` and the
+/// other default addresses rewritten to them).
 ///
 /// File by file, each file's ```sh blocks run in order in one bash (`set -euo pipefail`), as a
 /// reader pastes them into one terminal; a failing command fails the run and names its block.
@@ -50,27 +51,35 @@ struct DocsCommand: AsyncParsableCommand {
         let run = try await RunDirectory.scratch("docs")
         var failed: [String] = []
         do {
-            let stack = try await LocalStack.start(in: run, partitions: 3, documents: documents, users: 500, say: say)
-            let services = stack.environment.merging(["BRAID_WORKER_METRICS_PORT": "\(try Ports.free())"]) { $1 }
+            // make run's own ports when they are free (CI, and a machine without make run up): the
+            // blocks then run exactly as a reader runs them. Otherwise free ports, with the blocks'
+            // addresses rewritten and the stack's in the environment of `braid` commands.
+            let defaults = [6379, 9092, 9464, 8080]
+            let exact = defaults.allSatisfy(Ports.isFree)
+            if !exact { say("make run's ports are in use: the blocks' addresses are rewritten to a stack on free ports") }
+            let stack = try await LocalStack.start(
+                in: run, redisPort: exact ? defaults[0] : nil, kafkaPort: exact ? defaults[1] : nil, partitions: 3, documents: documents,
+                users: 500, say: say)
+            let metricsPort = exact ? defaults[2] : try Ports.free()
+            let services = stack.environment.merging(["BRAID_WORKER_METRICS_PORT": "\(metricsPort)"]) { $1 }
                 .merging(RunSettings.services(gatewayHost: nil)) { $1 }
             let worker = try await BraidService.worker(in: run, environment: services, assignedFrom: "braid.requests")
-            let gateway = try await BraidService.gateway(in: run, environment: services)
+            let gateway = try await BraidService.gateway(in: run, port: exact ? defaults[3] : nil, environment: services)
             try await stack.publish(DemoRequests.demo(), name: "demo-requests")
-            let metricsPort = services["BRAID_WORKER_METRICS_PORT"] ?? "9464"
-            let addresses = [
+            let addresses = exact ? [:] : [
                 "127.0.0.1:8080": "127.0.0.1:\(gateway.port ?? 0)", "127.0.0.1:6379": "127.0.0.1:\(stack.redis.port)",
                 "127.0.0.1:9092": stack.broker.brokers, "127.0.0.1:9464": "127.0.0.1:\(metricsPort)",
                 "redis-cli -p 6379": "redis-cli -p \(stack.redis.port)",
             ]
+            // What a reader's shell has: nothing of Braid's, unless the ports differ.
+            let environment = exact ? [:] : stack.environment
             say("worker pid \(worker.process.pid), gateway \(gateway.baseURL)")
             try await Task.sleep(for: .seconds(2))  // the demo requests materialize, as after `make run` prints its address
             for file in parsed where !file.runnable.isEmpty {
                 let script = run.file("\(file.file.replacingOccurrences(of: "/", with: "_")).sh")
                 try Data(file.script(rewriting: addresses).utf8).write(to: script)
                 let started = ContinuousClock.now
-                let status = try await TestCommand.inherit(
-                    "/bin/bash", [script.path], environment: services.merging(["LD_LIBRARY_PATH": Toolchain.root.appendingPathComponent(".lib").path]) { $1 },
-                    directory: Toolchain.root)
+                let status = try await TestCommand.inherit("/bin/bash", [script.path], environment: environment, directory: Toolchain.root)
                 let seconds = started.duration(to: .now) / .seconds(1)
                 print("DOCS \(status == 0 ? "PASS" : "FAIL") \(file.file) \(file.runnable.count) blocks \(String(format: "%.1f", seconds)) s")
                 if status != 0 { failed.append(file.file) }
