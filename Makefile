@@ -1,9 +1,10 @@
-# The front door. Every target bootstraps what a fresh machine lacks (Deploy/local/bootstrap.sh)
-# and then runs braid-dev, the local-stack harness (Sources/BraidDev), which starts, waits for
-# and stops every server and service it needs.
-.PHONY: run test test-fast examples docs browser fuzz attack bench faults dist dist-check image image-check bootstrap build clean
+# The front door. Every target bootstraps what a fresh machine lacks for it, and no more
+# (Deploy/local/bootstrap.sh GROUP...), and then runs braid-dev, the local-stack harness
+# (Sources/BraidDev), which starts, waits for and stops every server and service it needs.
+.PHONY: run test test-fast examples docs browser fuzz attack bench faults dist dist-check image image-check build clean
 
 ONLY ?= all
+BOOTSTRAP = Deploy/local/bootstrap.sh
 RELEASE_BIN = .build/release
 # The two executables only: a plain `swift build -c release` would also optimise the BraidClient
 # library, which no target here needs.
@@ -12,53 +13,63 @@ DEBUG_BIN = .build/debug
 
 ## Run the whole system locally on its embedded defaults (Ctrl-C stops it, exit status 0). Debug binaries: they
 ## build in a fraction of the release build's time and share it with make test (docs/getting-started.md says how fast they serve).
-run: bootstrap
+run:
+	@$(BOOTSTRAP) run
 	@swift build --product braid && swift build --product braid-dev
 	@$(DEBUG_BIN)/braid-dev run
 
 ## Run every test: the generated client matches Schemas/openapi.yaml; the fast tier and the integration tier (which starts its own servers), then examples, browser, fuzz and attack.
-test: bootstrap
+test:
+	@$(BOOTSTRAP) test
 	@swift build --build-tests
 	@Deploy/local/client-generate.sh --check
 	@$(DEBUG_BIN)/braid-dev test $(ARGS)
 
 ## The fast tier alone: pure and protocol logic, no server, in parallel.
-test-fast: bootstrap
+test-fast:
+	@$(BOOTSTRAP) run tools
 	@swift build --build-tests
 	@BRAID_TEST_TIER=fast swift test --skip-build $(ARGS)
 
 ## The client examples: Schemas/asyncapi.yaml validates, and the Python producer's messages match it and are materialized and served by a real worker and gateway.
-examples: bootstrap
+examples:
+	@$(BOOTSTRAP) run tools
 	@swift build
 	@$(DEBUG_BIN)/braid-dev examples
 
 ## The shell commands of README.md and docs/, run against a stack started as make run starts it (DOCS=<file> for one guide).
-docs: bootstrap
+docs:
+	@$(BOOTSTRAP) run tools
 	@swift build
 	@$(DEBUG_BIN)/braid-dev docs
 
 ## The console in headless Chromium against a real gateway, worker, Redis and broker; screenshots in .run/console/.
-browser: bootstrap
+browser:
+	@$(BOOTSTRAP) run tools browser
 	@swift build
 	@$(DEBUG_BIN)/braid-dev browser
 
 ## Fuzz the gateway with schemathesis against Schemas/openapi.yaml: no 5xx, every response conforms (FUZZ_EXAMPLES per operation, 50).
-fuzz: bootstrap
+fuzz:
+	@$(BOOTSTRAP) run tools
 	@swift build
 	@$(DEBUG_BIN)/braid-dev fuzz
 
 ## Attack a gateway and worker in their production configuration on loopback: ATTACK <name> PASS|FAIL lines (ONLY=<name>).
-attack: bootstrap
+attack:
+	@$(BOOTSTRAP) run
 	@swift build
 	@ONLY=$(ONLY) $(DEBUG_BIN)/braid-dev attack
 
 ## Benchmarks (Benchmarks/): RATIO lines against baselines measured in the same run (ONLY=<group>).
-bench: bootstrap
+bench:
+	@$(BOOTSTRAP) bench
 	@$(RELEASE_BUILD)
 	@$(RELEASE_BIN)/braid-dev bench $(ONLY)
 
 ## Fault injection: FAULT lines and a verdict per scenario (broker frozen, worker killed, Redis restarted, hostile messages, cluster resharded, cluster primary killed; as root, on hosts of their own: partitions, a blackholed primary, clock skew); ONLY=<scenario>, BRAID=<binary>.
-faults: bootstrap
+faults:
+	@$(BOOTSTRAP) faults
 	@$(RELEASE_BUILD)
 	@$(RELEASE_BIN)/braid-dev faults $(ONLY)
 
@@ -71,7 +82,8 @@ dist-check: dist
 	@Deploy/local/dist-check.sh
 
 ## The container image, built with buildah from the tarball on a local bare-Debian base (root): localhost/braid:<VERSION>.
-image: bootstrap
+image:
+	@$(BOOTSTRAP) image
 	@Deploy/local/image.sh
 
 ## Run the image with podman: version, health check, a worker and a gateway serving a page (root).
@@ -79,10 +91,8 @@ image-check: image
 	@swift build --product braid-dev
 	@$(DEBUG_BIN)/braid-dev image-check
 
-bootstrap:
-	@Deploy/local/bootstrap.sh
-
-build: bootstrap
+build:
+	@$(BOOTSTRAP) run
 	swift build
 
 clean:

@@ -75,7 +75,7 @@ braid_bare_base() {
     flock 9
     local base="$BRAID_BASE" partial="$BRAID_BASE.partial" mirror log="$BRAID_CACHE_DIR/debootstrap.log"
     if [ ! -f "$base/.braid-complete" ]; then
-      command -v debootstrap >/dev/null || braid_die "debootstrap is not installed; run Deploy/local/bootstrap.sh"
+      command -v debootstrap >/dev/null || braid_die "debootstrap is not installed; run Deploy/local/bootstrap.sh dist"
       braid_remove_tree "$partial" || exit 1
       braid_remove_tree "$base" || exit 1
       mirror="$(braid_debian_mirror)"

@@ -16,8 +16,8 @@ BRAID_SCRIPT=dist
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$BRAID_ROOT"
 
-"$BRAID_ROOT/Deploy/local/bootstrap.sh"
-command -v patchelf >/dev/null || braid_die "patchelf is not installed; run Deploy/local/bootstrap.sh"
+"$BRAID_ROOT/Deploy/local/bootstrap.sh" dist
+command -v patchelf >/dev/null || braid_die "patchelf is not installed; run Deploy/local/bootstrap.sh dist"
 
 version="$(tr -d '[:space:]' <VERSION)"
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$ ]] || braid_die "VERSION holds '$version', not a version"

@@ -10,7 +10,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/bare-system.sh"
 cd "$BRAID_ROOT"
 [ "$(id -u)" -eq 0 ] || braid_die "needs root (buildah): run it as root, e.g. sudo make image"
-command -v buildah >/dev/null || braid_die "buildah is not installed; run Deploy/local/bootstrap.sh"
+command -v buildah >/dev/null || braid_die "buildah is not installed; run Deploy/local/bootstrap.sh image"
 
 version="$(tr -d '[:space:]' <VERSION)"
 image="localhost/braid:$version"

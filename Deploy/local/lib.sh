@@ -55,7 +55,7 @@ braid_start_redis() { # PORT [restart]
   # A restart on the port just left: connections in TIME_WAIT fail our bind check, while
   # redis-server itself binds with SO_REUSEADDR.
   [ "${2:-}" = restart ] || braid_require_free_port "$port" redis-server
-  command -v redis-server >/dev/null || braid_die "redis-server is not installed; run Deploy/local/bootstrap.sh"
+  command -v redis-server >/dev/null || braid_die "redis-server is not installed; run Deploy/local/bootstrap.sh run"
   redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
     --dir "$BRAID_RUN_DIR" --logfile "$BRAID_RUN_DIR/redis-$port.log" --daemonize no &
   local pid=$!
@@ -69,7 +69,7 @@ braid_start_broker() { # PORT PARTITIONS
   local port="$1" partitions="$2"
   mkdir -p "$BRAID_RUN_DIR"
   braid_require_free_port "$port" "the Kafka broker"
-  [ -x "$BRAID_ROOT/.lib/tansu" ] || braid_die "the broker (tansu) is not installed; run Deploy/local/bootstrap.sh"
+  [ -x "$BRAID_ROOT/.lib/tansu" ] || braid_die "the broker (tansu) is not installed; run Deploy/local/bootstrap.sh run"
   "$BRAID_ROOT/.lib/tansu" broker --listener-url "tcp://127.0.0.1:$port" \
     --advertised-listener-url "tcp://127.0.0.1:$port" >"$BRAID_RUN_DIR/broker-$port.log" 2>&1 &
   local pid=$!

@@ -40,6 +40,6 @@ public enum Toolchain {
             let candidate = "\(directory)/\(name)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
-        throw .missingTool(name, hint: "run Deploy/local/bootstrap.sh (make bootstrap)")
+        throw .missingTool(name, hint: "run Deploy/local/bootstrap.sh (make run and make test do)")
     }
 }

@@ -22,7 +22,7 @@ enum PythonScript {
         do {
             try process.run()
         } catch {
-            throw JSONSchemaValidator.Failure(description: "cannot run \(RepositoryPaths.python.path) (run Deploy/local/bootstrap.sh): \(error)")
+            throw JSONSchemaValidator.Failure(description: "cannot run \(RepositoryPaths.python.path) (run Deploy/local/bootstrap.sh tools): \(error)")
         }
         // stdout first: the scripts print little to stderr, so its pipe cannot fill meanwhile.
         let data = output.fileHandleForReading.readDataToEndOfFile()

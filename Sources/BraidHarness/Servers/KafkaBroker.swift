@@ -32,7 +32,7 @@ public final class KafkaBroker: Sendable {
         advertisedHost: String? = nil, on placement: Placement = .loopback
     ) async throws(HarnessError) -> KafkaBroker {
         guard FileManager.default.isExecutableFile(atPath: Toolchain.tansu) else {
-            throw .missingTool("the broker (tansu)", hint: "run Deploy/local/bootstrap.sh (make bootstrap)")
+            throw .missingTool("the broker (tansu)", hint: "run Deploy/local/bootstrap.sh (make run and make test do)")
         }
         let port = try Ports.given(port)
         let process = try await run.start(

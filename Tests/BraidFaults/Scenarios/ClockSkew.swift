@@ -38,7 +38,7 @@ public struct ClockSkew: FaultScenario {
 
     public func run(on stack: FaultStack) async throws -> FaultResult {
         guard FileManager.default.fileExists(atPath: Self.libfaketime) else {
-            throw HarnessError.missingTool("libfaketime", hint: "run Deploy/local/bootstrap.sh (Debian package faketime)")
+            throw HarnessError.missingTool("libfaketime", hint: "run Deploy/local/bootstrap.sh faults (Debian package faketime)")
         }
         return try await ScenarioWorld.with(stack, scenario: name) { world in
             let fixture = try await world.fixture()
