@@ -436,7 +436,7 @@ package.targets += [
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "DequeModule", package: "swift-collections"),
         ],
-        exclude: ["Generated/openapi-generator-config.yaml"],
+        exclude: ["Generated/openapi-generator-config.yaml", "Generated/generated-from.sha256"],
         swiftSettings: strictness),
     .testTarget(
         name: "BraidClientTests",
