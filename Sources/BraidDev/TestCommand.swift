@@ -24,7 +24,14 @@ struct TestCommand: AsyncParsableCommand {
     func run() async throws {
         let swift = try Toolchain.find("swift")
         var failed: [String] = []
-        if try await Self.inherit(swift, ["test", "--skip-build"] + arguments) != 0 { failed.append("swift test") }
+        let timings = Toolchain.root.appendingPathComponent(".run/test-timings.tsv")
+        try? FileManager.default.createDirectory(at: timings.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try? FileManager.default.removeItem(at: timings)
+        let started = ContinuousClock.now
+        if try await Self.inherit(swift, ["test", "--skip-build"] + arguments, environment: ["BRAID_TEST_TIMINGS": timings.path]) != 0 {
+            failed.append("swift test")
+        }
+        Self.summarize(timings, wall: started.duration(to: .now))
         if arguments.isEmpty {
             let me = CommandLine.arguments[0]
             if try await Self.inherit(me, ["examples"]) != 0 { failed.append("examples") }
@@ -39,6 +46,25 @@ struct TestCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         Say.line("test", "passed")
+    }
+
+    /// Where `swift test`'s minutes went: the one-at-a-time tiers' total, and their slowest tests
+    /// (a parameterized test summed over its cases).
+    static func summarize(_ file: URL, wall: Duration) {
+        guard let text = try? String(contentsOf: file, encoding: .utf8) else { return }
+        var byTest: [String: Double] = [:]
+        var byTier: [String: Double] = [:]
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: "\t", maxSplits: 2).map(String.init)
+            guard fields.count == 3, let seconds = Double(fields[0]) else { continue }
+            byTest["\(fields[1]) \(fields[2])", default: 0] += seconds
+            byTier[fields[1], default: 0] += seconds
+        }
+        let tiers = byTier.sorted { $0.key < $1.key }.map { String(format: "%@ %.0f s", $0.key, $0.value) }.joined(separator: ", ")
+        Say.line("test", String(format: "swift test: %.0f s; one at a time: %@", Double(wall.components.seconds), tiers))
+        for (name, seconds) in byTest.sorted(by: { $0.value > $1.value }).prefix(15) {
+            Say.line("test", String(format: "%7.1f s  %@", seconds, name))
+        }
     }
 
     /// Runs a command that shares this terminal (and its Ctrl-C) and returns its exit status.

@@ -11,41 +11,14 @@ public struct ComputeHeavyTrait: SuiteTrait, TestTrait, TestScoping {
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        await ComputeHeavyGate.shared.acquire()
-        do {
-            try await function()
-        } catch {
-            await ComputeHeavyGate.shared.release()
-            throw error
-        }
-        await ComputeHeavyGate.shared.release()
+        let held = try await Self.gate.run(function)
+        TierTimings.record(held, tier: "compute-heavy", test: test)
     }
+
+    static let gate = OneAtATime()
 }
 
 extension Trait where Self == ComputeHeavyTrait {
     /// Pure computation heavy enough to starve other tests: one such test at a time.
     public static var computeHeavy: Self { ComputeHeavyTrait() }
-}
-
-/// First come, first served: one compute-heavy test at a time.
-actor ComputeHeavyGate {
-    static let shared = ComputeHeavyGate()
-    private var busy = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    func acquire() async {
-        guard busy else {
-            busy = true
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    func release() {
-        if waiting.isEmpty {
-            busy = false
-        } else {
-            waiting.removeFirst().resume()
-        }
-    }
 }

@@ -21,41 +21,14 @@ public struct IntegrationTrait: SuiteTrait, TestTrait, TestScoping {
             try Test.cancel("needs real servers; BRAID_TEST_TIER=fast runs the fast tier only")
         }
         try await TestServers.ensure()
-        await IntegrationGate.shared.acquire()
-        do {
-            try await function()
-        } catch {
-            await IntegrationGate.shared.release()
-            throw error
-        }
-        await IntegrationGate.shared.release()
+        let held = try await Self.gate.run(function)
+        TierTimings.record(held, tier: "integration", test: test)
     }
+
+    static let gate = OneAtATime()
 }
 
 extension Trait where Self == IntegrationTrait {
     /// Needs real servers; runs one at a time with the rest of the integration tier.
     public static var integration: Self { IntegrationTrait() }
-}
-
-/// First come, first served: one integration test at a time.
-actor IntegrationGate {
-    static let shared = IntegrationGate()
-    private var busy = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    func acquire() async {
-        guard busy else {
-            busy = true
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    func release() {
-        if waiting.isEmpty {
-            busy = false
-        } else {
-            waiting.removeFirst().resume()
-        }
-    }
 }
