@@ -1,6 +1,17 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// One repository, two audiences. With its default trait, `Server`, this package builds Braid:
+// the `braid` executable, its modules, the developer tool `braid-dev` and the tests. An app that
+// wants only the Swift client adds the package without its default traits:
+//
+//     .package(url: "https://…/braid", from: "…", traits: [])
+//
+// and resolves only the client's dependencies (the OpenAPI runtime, its URLSession transport,
+// HTTP types and collections): every other product below is used under the `Server` trait
+// only, and SwiftPM leaves such packages out of an app's resolution. `ClientPackageTests`
+// resolves the client the way an app does and counts what comes along.
+
 /// Swift 6 language mode everywhere, plus the two upcoming features the models use:
 /// explicit `any` for existentials and imports that must name every module they use.
 let strictness: [SwiftSetting] = [
@@ -17,27 +28,55 @@ let localLibrdkafka: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../../../.lib"], .when(platforms: [.linux]))
 ]
 
+/// A product of another package that only the server side uses.
+func server(_ name: String, _ package: String) -> Target.Dependency {
+    .product(name: name, package: package, condition: .when(traits: ["Server"]))
+}
+
+// Products used by several targets, named once.
+let crypto = server("Crypto", "swift-crypto")
+let cryptoExtras = server("CryptoExtras", "swift-crypto")
+let logging = server("Logging", "swift-log")
+let metrics = server("Metrics", "swift-metrics")
+let nioCore = server("NIOCore", "swift-nio")
+let nioPosix = server("NIOPosix", "swift-nio")
+let nioHTTP1 = server("NIOHTTP1", "swift-nio")
+let nioFoundation = server("NIOFoundationCompat", "swift-nio")
+let deque = server("DequeModule", "swift-collections")
+let serviceLifecycle = server("ServiceLifecycle", "swift-service-lifecycle")
+let tracing = server("Tracing", "swift-distributed-tracing")
+let httpClient = server("AsyncHTTPClient", "async-http-client")
+let hummingbird = server("Hummingbird", "hummingbird")
+let argumentParser = server("ArgumentParser", "swift-argument-parser")
+let jwt = server("JWTKit", "jwt-kit")
+
 let package = Package(
     name: "Braid",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
+        .library(name: "BraidClient", targets: ["BraidClient"]),
         .executable(name: "braid", targets: ["braid"]),
         .executable(name: "braid-dev", targets: ["braid-dev"]),
-        .library(name: "BraidCore", targets: ["BraidCore"]),
-        .library(name: "BraidKafka", targets: ["BraidKafka"]),
-        .library(name: "BraidRedis", targets: ["BraidRedis"]),
+    ],
+    traits: [
+        .trait(name: "Server", description: "Braid itself: the services, the CLI, the developer tool and the tests."),
+        .default(enabledTraits: ["Server"]),
     ],
     dependencies: [
+        // The client's.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        // The server's (under the Server trait).
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
-        .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
         // 4.x as well: jwt-kit 5 needs it (the APIs Braid uses are the same in both).
         .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
-        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.24.0"),
@@ -52,33 +91,39 @@ let package = Package(
         .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
-        // C libraries, found through pkg-config.
-        .systemLibrary(
-            name: "CRdKafka", pkgConfig: "rdkafka",
-            providers: [.apt(["librdkafka-dev"])]),
-        .systemLibrary(
-            name: "CHiredis", pkgConfig: "hiredis",
-            providers: [.apt(["libhiredis-dev"])]),
-
-        // Pure domain logic: interleaving, pagination, cursors, key schema. No I/O.
+        // The Swift client for apps: the gateway's operations generated from
+        // Schemas/openapi.yaml (Generated/, committed; `make test` checks it against the
+        // document) and a small hand-written layer. Foundation, the OpenAPI runtime and the
+        // URLSession transport only, so it builds for Apple platforms as well as Linux.
         .target(
-            name: "BraidCore",
+            name: "BraidClient",
             dependencies: [
-                .product(name: "Crypto", package: "swift-crypto")
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ],
+            exclude: ["Generated/openapi-generator-config.yaml", "Generated/generated-from.sha256", "CHANGELOG.md"],
             swiftSettings: strictness),
+
+        // C libraries, found through pkg-config.
+        .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        // `sqlite3_interrupt` of sqlite-nio's own SQLite, which sqlite-nio does not expose: the
+        // SQLite source stops a statement at its deadline with it.
+        .target(name: "CSQLiteNIOInterrupt"),
+
+        // Pure domain logic: interleaving, pagination, cursors, feeds, JSON values. No I/O.
+        .target(name: "BraidCore", dependencies: [crypto], swiftSettings: strictness),
+
+        // What crosses a process boundary: wire messages, the Redis key schema, cursor and
+        // impression-id formats, shared limits, dead-letter header names, metric names.
+        .target(name: "BraidContracts", dependencies: ["BraidCore", crypto], swiftSettings: strictness),
 
         // Async Swift over librdkafka.
         .target(
             name: "BraidKafka",
-            dependencies: [
-                "CRdKafka",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
-            ],
+            dependencies: ["CRdKafka", logging, metrics, deque, serviceLifecycle, server("Instrumentation", "swift-distributed-tracing")],
             swiftSettings: strictness,
             linkerSettings: localLibrdkafka),
 
@@ -87,102 +132,60 @@ let package = Package(
         .target(
             name: "BraidRedis",
             dependencies: [
-                "CHiredis",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "CHiredis", logging, nioCore, nioPosix, server("NIOSSL", "swift-nio-ssl"), server("NIOTLS", "swift-nio"), deque, crypto,
+                serviceLifecycle,
             ],
             swiftSettings: strictness),
 
         // Configuration: one file plus BRAID_* overrides, typed and validated at load.
         .target(
-            name: "BraidConfig",
-            dependencies: [
-                "BraidCore",
-                .product(name: "Yams", package: "Yams"),
-            ],
-            swiftSettings: strictness),
+            name: "BraidConfig", dependencies: ["BraidCore", "BraidContracts", server("Yams", "Yams")], swiftSettings: strictness),
 
         // Logging and metrics bootstrap, and the one /metrics endpoint.
         .target(
             name: "BraidObservability",
-            dependencies: [
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
+            dependencies: ["BraidContracts", crypto, logging, metrics, server("Prometheus", "swift-prometheus"), hummingbird, serviceLifecycle],
             swiftSettings: strictness),
 
-        // `sqlite3_interrupt` of sqlite-nio's own SQLite, which sqlite-nio does not expose: the
-        // SQLite source stops a statement at its deadline with it.
-        .target(name: "CSQLiteNIOInterrupt"),
         // Live search backends and the demo corpus (no configuration, no HTTP server).
         .target(
             name: "BraidSources",
             dependencies: [
-                "BraidCore", "CSQLiteNIOInterrupt",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                "BraidCore", "BraidContracts", "CSQLiteNIOInterrupt", logging, server("SQLiteNIO", "sqlite-nio"), nioPosix, httpClient,
+                nioCore, nioFoundation, nioHTTP1,
             ],
             swiftSettings: strictness),
 
+        // Experiments: team-draft credit, the experiment store and its Lua scripts, statistics,
+        // sequential designs, layout bucketing, the sensitivity simulation and the planner.
+        .target(
+            name: "BraidExperiments", dependencies: ["BraidCore", "BraidContracts", "BraidRedis", crypto, nioCore],
+            swiftSettings: strictness),
+
         // What both services share: the Redis store and its Lua scripts, the request
-        // publisher, the materializers, the experiment store.
+        // publisher, the materializers.
         .target(
             name: "BraidPrecompute",
-            dependencies: [
-                "BraidCore", "BraidKafka", "BraidRedis", "BraidSources",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ],
+            dependencies: ["BraidCore", "BraidContracts", "BraidKafka", "BraidRedis", "BraidSources", nioCore, nioFoundation, tracing],
             swiftSettings: strictness),
 
         // The worker service: consume loop, dispatcher, retries, dead-lettering, metrics.
         .target(
             name: "BraidWorker",
             dependencies: [
-                "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute",
-                .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                "BraidCore", "BraidContracts", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute", "BraidExperiments",
+                "BraidObservability", deque, logging, metrics, serviceLifecycle, tracing,
             ],
             swiftSettings: strictness),
 
-        // The HTTP gateway service: routes, search pages, feeds, events.
+        // The HTTP gateway service: routes, search pages, feeds, events, the console.
         .target(
             name: "BraidGateway",
             dependencies: [
-                "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute", "BraidObservability",
-                .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                "BraidCore", "BraidContracts", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute", "BraidExperiments",
+                "BraidObservability", deque, hummingbird, server("HummingbirdCore", "hummingbird"), server("HTTPTypes", "swift-http-types"),
+                crypto, jwt, logging, metrics, nioCore, nioHTTP1, server("NIOHTTPTypes", "swift-nio-extras"),
+                server("NIOHTTPTypesHTTP1", "swift-nio-extras"), serviceLifecycle, tracing,
             ],
             resources: [.embedInCode("Console/Resources")],
             swiftSettings: strictness),
@@ -191,16 +194,9 @@ let package = Package(
         .target(
             name: "BraidWiring",
             dependencies: [
-                "BraidConfig", "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute", "BraidWorker",
-                "BraidGateway", "BraidObservability",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "OTel", package: "swift-otel"),
+                "BraidConfig", "BraidCore", "BraidContracts", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute",
+                "BraidExperiments", "BraidWorker", "BraidGateway", "BraidObservability", httpClient, nioCore, nioHTTP1, hummingbird,
+                logging, serviceLifecycle, tracing, server("OTel", "swift-otel"),
             ],
             swiftSettings: strictness),
 
@@ -208,12 +204,9 @@ let package = Package(
         .executableTarget(
             name: "braid",
             dependencies: [
-                "BraidCore", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute", "BraidWorker", "BraidConfig",
-                "BraidWiring",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                "BraidCore", "BraidContracts", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute", "BraidWorker",
+                "BraidConfig", "BraidWiring", "BraidExperiments", argumentParser, logging, serviceLifecycle,
+                server("UnixSignals", "swift-service-lifecycle"),
             ],
             swiftSettings: strictness,
             linkerSettings: localLibrdkafka),
@@ -222,230 +215,138 @@ let package = Package(
         // Cluster), the broker and `braid` services for tests, faults, benchmarks and
         // `make run`. Not part of `braid`; nothing in the product imports it.
         .target(name: "CBraidSpawn"),
+        .target(name: "BraidHarness", dependencies: ["CBraidSpawn", httpClient, nioCore, nioHTTP1], swiftSettings: strictness),
+
+        // Fixtures of the developer tools and the tests: the integration servers, a token
+        // issuer of its own, a tiny HTTP server, session walkers, worker fixtures.
         .target(
-            name: "BraidHarness",
+            name: "BraidDevSupport",
             dependencies: [
-                "CBraidSpawn",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                "BraidHarness", "BraidRedis", "BraidKafka", jwt, crypto, cryptoExtras, nioCore, nioPosix, nioHTTP1, httpClient,
             ],
             swiftSettings: strictness),
 
-        // The developer's front door (make run, test, browser, fuzz, attack, faults, bench): drives
-        // the harness. Not shipped; the product is `braid`.
-        .executableTarget(
-            name: "braid-dev",
-            dependencies: [
-                "BraidHarness", "BraidTestSupport", "BraidFaults", "BraidBenchmarks", "BraidCore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            path: "Sources/BraidDev",
-            swiftSettings: strictness,
-            linkerSettings: localLibrdkafka),
+        // The fault scenarios of `make faults` (`braid-dev faults`): real processes, one fault
+        // each, figures and a verdict; the integration tests that twin a scenario run it small.
+        .target(
+            name: "BraidFaults", dependencies: ["BraidCore", "BraidContracts", "BraidRedis", "BraidKafka", "BraidHarness", "BraidDevSupport"],
+            swiftSettings: strictness),
 
         // The benchmarks of `make bench` (`braid-dev bench`): each group starts what it needs
         // through the harness, runs its external baseline (redis-benchmark, kcat, wrk) and
         // measures ours in the same run, and prints FIGURE and RATIO lines. A target of this
-        // package, not a package of its own under Benchmarks/: a second package would compile
-        // every dependency a second time in release (10+ minutes on 2 cores). `braid` does not
-        // link it.
+        // package, not a package of its own: a second package would compile every dependency
+        // a second time in release. `braid` does not link it.
         .target(
             name: "BraidBenchmarks",
             dependencies: [
-                "BraidHarness", "BraidCore", "BraidConfig", "BraidKafka", "BraidRedis", "BraidSources", "BraidPrecompute",
-                "BraidWiring",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "BraidHarness", "BraidCore", "BraidContracts", "BraidConfig", "BraidKafka", "BraidRedis", "BraidSources",
+                "BraidPrecompute", "BraidWiring", hummingbird, server("SQLiteNIO", "sqlite-nio"), logging, nioCore, nioHTTP1,
+                serviceLifecycle,
             ],
             path: "Benchmarks/BraidBenchmarks",
             swiftSettings: strictness,
             linkerSettings: localLibrdkafka),
 
-        // Test helpers: the integration tier's servers (from BRAID_TEST_* or started through the
-        // harness), its trait, and fixtures shared by tests, fault scenarios and benchmarks.
-        .target(
-            name: "BraidTestSupport",
+        // The developer's front door (make run, test, docs, browser, fuzz, attack, faults, bench):
+        // drives the harness. Not shipped; the product is `braid`.
+        .executableTarget(
+            name: "braid-dev",
             dependencies: [
-                "BraidRedis", "BraidKafka", "BraidHarness",
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "BraidHarness", "BraidDevSupport", "BraidFaults", "BraidBenchmarks", "BraidCore", "BraidContracts", argumentParser,
+                httpClient, nioCore, logging, crypto, nioHTTP1,
             ],
-            path: "Tests/BraidTestSupport",
-            swiftSettings: strictness),
+            path: "Sources/BraidDev",
+            swiftSettings: strictness,
+            linkerSettings: localLibrdkafka),
 
-        // The fault scenarios of `make faults` (`braid-dev faults`): real processes, one fault
-        // each, figures and a verdict. Test machinery like BraidTestSupport, whose fixtures they
-        // use; the integration tests that twin a scenario run it at a small scale.
+        // Tests: the tiers' traits, the one way to wait (`eventually`), librdkafka's mock
+        // cluster, the validators of the schemas and the OpenAPI document, and (re-exported)
+        // the developer tools' fixtures.
         .target(
-            name: "BraidFaults",
-            dependencies: ["BraidCore", "BraidRedis", "BraidKafka", "BraidHarness", "BraidTestSupport"],
-            path: "Tests/BraidFaults",
-            swiftSettings: strictness),
+            name: "BraidTestSupport", dependencies: ["BraidDevSupport", "BraidHarness", "BraidCore", "BraidKafka", "CRdKafka"],
+            path: "Tests/BraidTestSupport",
+            swiftSettings: strictness,
+            linkerSettings: localLibrdkafka),
 
+        .testTarget(name: "BraidCoreTests", dependencies: ["BraidCore", "BraidTestSupport"], swiftSettings: strictness),
         .testTarget(
-            name: "BraidBenchmarksTests",
-            dependencies: ["BraidBenchmarks"],
+            name: "BraidContractsTests", dependencies: ["BraidContracts", "BraidCore", "BraidExperiments", "BraidTestSupport"],
             swiftSettings: strictness),
         .testTarget(
-            name: "BraidCoreTests",
-            dependencies: ["BraidCore", "BraidTestSupport"],
+            name: "BraidExperimentsTests",
+            dependencies: ["BraidExperiments", "BraidContracts", "BraidCore", "BraidRedis", "BraidPrecompute", "BraidTestSupport"],
             swiftSettings: strictness),
         .testTarget(
-            name: "BraidCLITests",
-            dependencies: ["braid", "BraidCore", "BraidKafka", "BraidRedis", "BraidPrecompute", "BraidWorker", "BraidTestSupport"],
+            name: "BraidKafkaTests", dependencies: ["BraidKafka", "BraidTestSupport", "CRdKafka", logging, serviceLifecycle],
+            swiftSettings: strictness,
+            linkerSettings: localLibrdkafka),
+        .testTarget(
+            name: "BraidRedisTests",
+            dependencies: [
+                "BraidRedis", "BraidCore", "BraidContracts", "BraidTestSupport", "CHiredis", logging, nioCore, nioPosix,
+                // Scripted nodes: NIOAsyncTestingChannel in place of sockets.
+                server("NIOEmbedded", "swift-nio"),
+            ],
+            swiftSettings: strictness),
+        .testTarget(name: "BraidConfigTests", dependencies: ["BraidConfig", "BraidCore", "BraidContracts"], swiftSettings: strictness),
+        .testTarget(
+            name: "BraidSourcesTests",
+            dependencies: [
+                "BraidSources", "BraidCore", "BraidContracts", "BraidTestSupport", server("SQLiteNIO", "sqlite-nio"), nioCore, nioPosix,
+                nioHTTP1, httpClient,
+            ],
+            resources: [.copy("Fixtures")],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidPrecomputeTests",
-            dependencies: ["BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka", "BraidSources", "BraidTestSupport"],
+            dependencies: ["BraidPrecompute", "BraidCore", "BraidContracts", "BraidRedis", "BraidKafka", "BraidSources", "BraidTestSupport"],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidWorkerTests",
             dependencies: [
-                "BraidWorker", "BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka", "BraidSources", "BraidTestSupport", "BraidFaults",
+                "BraidWorker", "BraidPrecompute", "BraidCore", "BraidContracts", "BraidRedis", "BraidKafka", "BraidSources",
+                "BraidTestSupport", "BraidFaults",
                 // librdkafka's mock cluster, for the worker's retry path without a broker.
-                "CRdKafka",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "CRdKafka", logging, serviceLifecycle,
             ],
             swiftSettings: strictness,
             linkerSettings: localLibrdkafka),
         .testTarget(
             name: "BraidGatewayTests",
             dependencies: [
-                "BraidGateway", "BraidWiring", "BraidConfig", "BraidPrecompute", "BraidCore", "BraidRedis", "BraidKafka",
-                "BraidSources", "BraidTestSupport", "BraidFaults", "BraidHarness", "BraidObservability",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                "BraidGateway", "BraidWiring", "BraidConfig", "BraidPrecompute", "BraidExperiments", "BraidCore", "BraidContracts",
+                "BraidRedis", "BraidKafka", "BraidSources", "BraidTestSupport", "BraidFaults", "BraidHarness", "BraidObservability",
+                hummingbird, server("HummingbirdTesting", "hummingbird"), jwt, nioCore,
             ],
-            swiftSettings: strictness),
-        .testTarget(
-            name: "BraidContractTests",
-            dependencies: ["BraidCore", "BraidTestSupport"],
-            swiftSettings: strictness),
-        .testTarget(
-            name: "BraidSourcesTests",
-            dependencies: [
-                "BraidSources", "BraidCore", "BraidTestSupport",
-                .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ],
-            resources: [.copy("Fixtures")],
-            swiftSettings: strictness),
-        .testTarget(
-            name: "BraidConfigTests",
-            dependencies: ["BraidConfig", "BraidCore"],
             swiftSettings: strictness),
         .testTarget(
             name: "BraidWiringTests",
             dependencies: [
-                "BraidWiring", "BraidConfig", "BraidCore", "BraidRedis", "BraidSources", "BraidGateway", "BraidWorker",
-                "BraidKafka", "BraidPrecompute",
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "OTel", package: "swift-otel"),
+                "BraidWiring", "BraidConfig", "BraidCore", "BraidContracts", "BraidRedis", "BraidSources", "BraidGateway", "BraidWorker",
+                "BraidKafka", "BraidPrecompute", tracing, server("OTel", "swift-otel"),
             ],
             swiftSettings: strictness),
         .testTarget(
-            name: "BraidKafkaTests",
+            name: "BraidCLITests",
             dependencies: [
-                "BraidKafka", "BraidTestSupport", "CRdKafka",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "braid", "BraidCore", "BraidContracts", "BraidKafka", "BraidRedis", "BraidPrecompute", "BraidWorker", "BraidTestSupport",
             ],
-            swiftSettings: strictness,
-            linkerSettings: localLibrdkafka),
+            swiftSettings: strictness),
         .testTarget(
-            name: "BraidRedisTests",
+            name: "BraidClientTests",
             dependencies: [
-                "BraidRedis", "BraidCore", "BraidTestSupport", "CHiredis",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                // Scripted nodes: NIOAsyncTestingChannel in place of sockets.
-                .product(name: "NIOEmbedded", package: "swift-nio"),
+                "BraidClient", "BraidTestSupport", "BraidHarness", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), server("Yams", "Yams"),
             ],
             swiftSettings: strictness),
-        .testTarget(
-            name: "BraidHarnessTests",
-            dependencies: ["BraidHarness", "BraidTestSupport", "BraidConfig"],
-            swiftSettings: strictness),
+        .testTarget(name: "BraidHarnessTests", dependencies: ["BraidHarness", "BraidTestSupport", "BraidConfig"], swiftSettings: strictness),
         // The fault scenarios' pure parts: printed lines, session checks, the DLQ reason tally.
-        .testTarget(
-            name: "BraidFaultsTests",
-            dependencies: ["BraidFaults", "BraidTestSupport"],
-            swiftSettings: strictness),
+        .testTarget(name: "BraidFaultsTests", dependencies: ["BraidFaults", "BraidTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "BraidBenchmarksTests", dependencies: ["BraidBenchmarks"], swiftSettings: strictness),
         // Deploy/: Kubernetes manifests, systemd units, configuration examples, Grafana dashboard.
         .testTarget(
-            name: "BraidDeployTests",
-            dependencies: ["BraidConfig", "BraidCore", .product(name: "Yams", package: "Yams")],
+            name: "BraidDeployTests", dependencies: ["BraidConfig", "BraidCore", "BraidContracts", "BraidKafka", server("Yams", "Yams")],
             swiftSettings: strictness),
     ]
 )
-
-// Experiments (issue 16): the sensitivity simulation behind `braid experiment simulate`, pure
-// (BraidCore only) and unit-tested. Appended rather than woven in, so it merges cleanly with
-// the module restructuring; fold it into the lists above when convenient.
-package.targets += [
-    .target(
-        name: "BraidExperiments",
-        dependencies: ["BraidCore"],
-        swiftSettings: strictness),
-    .testTarget(
-        name: "BraidExperimentsTests",
-        dependencies: ["BraidExperiments", "BraidCore", "BraidTestSupport"],
-        swiftSettings: strictness),
-]
-package.targets.first { $0.name == "braid" }?.dependencies.append("BraidExperiments")
-
-// The Swift client for app teams (issue 25): the gateway's operations generated from
-// Schemas/openapi.yaml by swift-openapi-generator (Sources/BraidClient/Generated, committed and
-// checked against the document by `make test`: Deploy/local/client-generate.sh), and a small
-// hand-written layer over them. It uses only Foundation, the OpenAPI runtime and the URLSession
-// transport, so it builds for Apple platforms as well as Linux.
-package.platforms = [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)]
-package.products += [.library(name: "BraidClient", targets: ["BraidClient"])]
-package.dependencies += [
-    .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
-    .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
-]
-package.targets += [
-    .target(
-        name: "BraidClient",
-        dependencies: [
-            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-            .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-            .product(name: "DequeModule", package: "swift-collections"),
-        ],
-        exclude: ["Generated/openapi-generator-config.yaml", "Generated/generated-from.sha256"],
-        swiftSettings: strictness),
-    .testTarget(
-        name: "BraidClientTests",
-        dependencies: [
-            "BraidClient", "BraidTestSupport", "BraidHarness",
-            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-        ],
-        swiftSettings: strictness),
-]
-// The gateway reads each experiment's sequential decision (issue 36) with BraidExperiments' designs.
-package.targets.first { $0.name == "BraidGateway" }?.dependencies.append("BraidExperiments")

@@ -8,10 +8,30 @@ public enum ServiceRole: String, Sendable {
     case tool
 }
 
+/// Which of a process's sockets a listener is.
+public enum ListenerRole: String, Sendable, CaseIterable {
+    /// The gateway's public routes (and, without an admin listener, the admin surface).
+    case gatewayPublic
+    /// The gateway's admin surface on a listener of its own.
+    case gatewayAdmin
+    /// A worker's `/metrics` and `/healthz`.
+    case workerMetrics
+
+    /// The configuration key of the listener's host.
+    public var key: String {
+        switch self {
+        case .gatewayPublic: "gateway.host"
+        case .gatewayAdmin: "gateway.admin_host"
+        case .workerMetrics: "worker.metrics_host"
+        }
+    }
+}
+
 /// A socket a service binds, after its host was resolved and checked.
 public struct ResolvedListener: Sendable, Equatable {
-    /// The configuration key of the host (`gateway.host`, `gateway.admin_host`, `worker.metrics_host`).
-    public var key: String
+    public var role: ListenerRole
+    /// The configuration key of the host (``ListenerRole/key``).
+    public var key: String { role.key }
     public var host: String
     /// The numeric address to bind: the one that was checked.
     public var address: String
@@ -21,15 +41,15 @@ public struct ResolvedListener: Sendable, Equatable {
 }
 
 extension BraidConfiguration {
-    /// The hosts a service binds, by configuration key, with their ports.
-    public func listeners(of role: ServiceRole) -> [(key: String, host: String, port: Int)] {
+    /// The hosts a service binds, with their ports.
+    public func listeners(of role: ServiceRole) -> [(role: ListenerRole, host: String, port: Int)] {
         switch role {
         case .gateway:
-            var listeners = [("gateway.host", gateway.host, gateway.port)]
-            if !gateway.adminHost.isEmpty { listeners.append(("gateway.admin_host", gateway.adminHost, gateway.adminPort)) }
+            var listeners = [(ListenerRole.gatewayPublic, gateway.host, gateway.port)]
+            if !gateway.adminHost.isEmpty { listeners.append((.gatewayAdmin, gateway.adminHost, gateway.adminPort)) }
             return listeners
         case .worker:
-            return [("worker.metrics_host", worker.metricsHost, worker.metricsPort)]
+            return [(.workerMetrics, worker.metricsHost, worker.metricsPort)]
         case .tool:
             return []
         }
@@ -62,15 +82,16 @@ extension BraidConfiguration {
         of role: ServiceRole, resolve: (String) throws(ConfigurationError) -> [String] = ListenAddress.resolve
     ) throws(ConfigurationError) -> [ResolvedListener] {
         var listeners: [ResolvedListener] = []
-        for (key, host, port) in self.listeners(of: role) {
+        for (listener, host, port) in self.listeners(of: role) {
             let addresses: [String]
             do {
                 addresses = try resolve(host)
             } catch {
-                throw ConfigurationError(message: "\(key): \(error.message)")
+                throw ConfigurationError(message: "\(listener.key): \(error.message)")
             }
             listeners.append(
-                ResolvedListener(key: key, host: host, address: addresses[0], port: port, isLoopback: addresses.allSatisfy(ListenAddress.isLoopback)))
+                ResolvedListener(
+                    role: listener, host: host, address: addresses[0], port: port, isLoopback: addresses.allSatisfy(ListenAddress.isLoopback)))
         }
         let exposed = listeners.filter { !$0.isLoopback }
         guard !exposed.isEmpty else { return listeners }

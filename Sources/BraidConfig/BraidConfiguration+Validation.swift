@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidCore
 
 extension BraidConfiguration {
@@ -37,7 +38,7 @@ extension BraidConfiguration {
         if role == .gateway { try validateIdentity() }
         try validateLimits()
         try validateTracing()
-        guard (1...100).contains(gateway.defaultPerPage) else { throw fail("gateway.default_per_page must be 1-100") }
+        guard PageSize.range.contains(gateway.defaultPerPage) else { throw fail("gateway.default_per_page must be \(PageSize.text)") }
         for (name, ranking) in rankings {
             guard Names.isValid(name) else { throw fail("rankings.\(name): a ranking name must be \(Names.rule)") }
             guard (1...1000).contains(ranking.size) else { throw fail("rankings.\(name).size must be 1-1000") }
@@ -65,7 +66,7 @@ extension BraidConfiguration {
                 if component.scope == .category, component.category == nil {
                     throw fail("feeds.\(name).components.\(id).category is required with scope category")
                 }
-                guard (1...100).contains(component.pageSize) else { throw fail("feeds.\(name).components.\(id).page_size must be 1-100") }
+                guard PageSize.range.contains(component.pageSize) else { throw fail("feeds.\(name).components.\(id).page_size must be \(PageSize.text)") }
                 try validateKind(component, path: "feeds.\(name).components.\(id)", feed: feed)
             }
             let interleaved = feed.components.filter { $0.value.type == .interleavedRecipes }.keys.sorted()

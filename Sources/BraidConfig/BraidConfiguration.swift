@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidCore
 
 /// Everything a Braid process can be configured with: one YAML or JSON file plus

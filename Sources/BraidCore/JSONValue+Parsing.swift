@@ -42,25 +42,25 @@ extension JSONValue {
 /// A recursive-descent parser over UTF-8 bytes: strict (no trailing commas, no comments, no
 /// leading zeros, no unescaped control characters, valid UTF-8) and bounded in depth, so a
 /// hostile value cannot exhaust the stack.
-struct JSONParser {
+package struct JSONParser {
     static let maxDepth = 256
 
     let bytes: UnsafeRawBufferPointer
-    var index = 0
+    package var index = 0
     /// Whether an object repeating a member name is an error (otherwise the last value wins).
     var refusesDuplicateKeys = false
 
-    init(bytes: UnsafeRawBufferPointer) {
+    package init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
-    func error(_ reason: String) -> JSONParseError {
+    package func error(_ reason: String) -> JSONParseError {
         JSONParseError(offset: index, reason: reason)
     }
 
-    var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+    package var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
-    mutating func skipWhitespace() {
+    package mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
@@ -69,7 +69,7 @@ struct JSONParser {
         }
     }
 
-    mutating func value(depth: Int) throws(JSONParseError) -> JSONValue {
+    package mutating func value(depth: Int) throws(JSONParseError) -> JSONValue {
         guard let byte = current else { throw error("the text ends where a value should start") }
         switch byte {
         case UInt8(ascii: "\""): return .string(try string())
@@ -107,7 +107,7 @@ struct JSONParser {
     /// Walks the object at `{` (at nesting `depth`), handing each key to `member`, which
     /// must read or skip exactly one value. Without `keys`, keys are checked but not made
     /// into Strings (`member` is given empty ones).
-    mutating func eachMember(
+    package mutating func eachMember(
         depth: Int, keys: Bool = true, _ member: (inout JSONParser, String) throws(JSONParseError) -> Void
     ) throws(JSONParseError) {
         guard depth <= Self.maxDepth else { throw error("nested deeper than \(Self.maxDepth)") }
@@ -146,7 +146,7 @@ struct JSONParser {
     }
 
     /// Walks the array at `[` (at nesting `depth`); `element` must read or skip one value.
-    mutating func eachElement(depth: Int, _ element: (inout JSONParser) throws(JSONParseError) -> Void) throws(JSONParseError) {
+    package mutating func eachElement(depth: Int, _ element: (inout JSONParser) throws(JSONParseError) -> Void) throws(JSONParseError) {
         guard depth <= Self.maxDepth else { throw error("nested deeper than \(Self.maxDepth)") }
         index += 1  // [
         skipWhitespace()
@@ -172,7 +172,7 @@ struct JSONParser {
 
     /// Moves past one value, refusing exactly what ``value(depth:)`` refuses, without
     /// building it: for values read later or never (a snapshot's display fields).
-    mutating func skipValue(depth: Int) throws(JSONParseError) {
+    package mutating func skipValue(depth: Int) throws(JSONParseError) {
         guard let byte = current else { throw error("the text ends where a value should start") }
         switch byte {
         case UInt8(ascii: "\""): try skipString()

@@ -1,6 +1,6 @@
 import ArgumentParser
 import BraidHarness
-import BraidTestSupport
+import BraidDevSupport
 import Foundation
 import NIOHTTP1
 

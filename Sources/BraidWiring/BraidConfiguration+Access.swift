@@ -17,7 +17,7 @@ extension BraidConfiguration {
 
     /// Who may reach what on the gateway's listeners (already resolved and checked).
     public func accessPolicy(listeners: [ResolvedListener]) -> AccessPolicy {
-        let admin = listeners.first { $0.key == "gateway.admin_host" }
+        let admin = listeners.first { $0.role == .gatewayAdmin }
         return AccessPolicy(
             credentials: AdminCredentials(
                 adminToken: self.admin.token, consoleToken: console.enabled ? console.token : .none,

@@ -1,5 +1,6 @@
 import BraidConfig
 import BraidCore
+import BraidExperiments
 import BraidGateway
 
 extension BraidConfiguration {

@@ -1,5 +1,7 @@
 import BraidConfig
+import BraidContracts
 import BraidCore
+import BraidExperiments
 import BraidGateway
 import BraidKafka
 import BraidPrecompute
@@ -41,7 +43,7 @@ public struct GatewayAssembly: Sendable {
         let keys = configuration.redis.cacheKeys
         let store = PrecomputeStore(redis: redis, keys: keys)
         let source = SearchSourceFactory.make(configuration.search)
-        let corpus = SQLiteComponentProvider(path: configuration.search.sqlitePath)
+        let corpus = configuration.componentCorpus()
         let provider = FeedComponentProvider(campaigns: configuration.campaigns, corpus: corpus)
         let producer = try configuration.kafka.makeProducer(clientID: "braid-gateway")
         let requests = DeduplicatingPublisher(
@@ -116,7 +118,7 @@ public struct GatewayAssembly: Sendable {
     public func adminApplication(
         logger: Logger = Logger(label: "braid.gateway.admin"), onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> (any Service)? {
-        guard let listener = listeners.first(where: { $0.key == "gateway.admin_host" }) else { return nil }
+        guard let listener = listeners.first(where: { $0.role == .gatewayAdmin }) else { return nil }
         let limits = configuration.httpLimits
         return Application(
             router: routes.adminRouter(), server: limits.server,

@@ -26,6 +26,15 @@ public enum SearchSourceFactory {
     }
 }
 
+extension BraidConfiguration {
+    /// Where feed components' contents come from, for the gateway (live reads) and the worker
+    /// (materializing) alike: the recipes and users of the corpus at `search.sqlite_path`, and
+    /// banners from `campaigns`. The one place that decides it.
+    public func componentCorpus() -> SQLiteComponentProvider {
+        SQLiteComponentProvider(path: search.sqlitePath)
+    }
+}
+
 extension BraidConfiguration.SearchSection {
     /// What `search.elasticsearch_api_key` or `search.elasticsearch_username`/`_password` set.
     public var elasticsearchCredentials: ElasticsearchCredentials? {

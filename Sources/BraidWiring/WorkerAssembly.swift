@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import BraidConfig
 import BraidGateway
 import BraidCore
+import BraidExperiments
 import BraidKafka
 import BraidObservability
 import BraidPrecompute
@@ -48,7 +49,7 @@ public struct WorkerAssembly: Sendable {
         // A client dropped without shutdown asserts: shut it down if anything below throws.
         defer { if !created { try? httpClient.syncShutdown() } }
         let source = SearchSourceFactory.make(configuration.search, client: httpClient)
-        let provider = SQLiteComponentProvider(path: configuration.search.sqlitePath)
+        let provider = configuration.componentCorpus()
         let rankings = RankingMaterializer(store: store, source: source, rankings: configuration.materializedRankings)
         let processor = RequestProcessor(
             rankings: rankings,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BraidContracts
 import BraidCore
 import BraidExperiments
 import Foundation

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BraidConfig
+import BraidContracts
 import BraidKafka
 import BraidCore
 import BraidPrecompute
@@ -55,21 +56,20 @@ struct DeadLetter: Sendable {
         message.header(name).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 
-    var reason: String { header(DeadLetterPublisher.Header.reason) }
-    var source: String { header(DeadLetterPublisher.Header.source) }
-    var attempts: String { header(DeadLetterPublisher.Header.attempts) }
-    var failedAt: String { header(DeadLetterPublisher.Header.failedAt) }
+    var reason: String { header(DeadLetterHeader.reason) }
+    var source: String { header(DeadLetterHeader.source) }
+    var attempts: String { header(DeadLetterHeader.attempts) }
+    var failedAt: String { header(DeadLetterHeader.failedAt) }
 
     /// Header of a replayed request: `<topic>/<partition>/<offset>` of the dead letter it came from.
-    static let replayOfHeader = "braid-replay-of"
 
     /// The original request: same key and value, the original headers without ours, and
     /// where it was replayed from.
     func replay(to topic: String) -> KafkaProducerMessage {
         KafkaProducerMessage(
             topic: topic, key: message.key, value: message.value,
-            headers: message.headers.filter { !$0.name.hasPrefix("braid-dlq-") && $0.name != Self.replayOfHeader }
-                + [KafkaHeader(name: Self.replayOfHeader, value: "\(message.topic)/\(message.partition)/\(message.offset)")])
+            headers: message.headers.filter { !$0.name.hasPrefix(DeadLetterHeader.prefix) && $0.name != DeadLetterHeader.replayOf }
+                + [KafkaHeader(name: DeadLetterHeader.replayOf, value: "\(message.topic)/\(message.partition)/\(message.offset)")])
     }
 
     /// Every message of `topic` below the high watermarks it has when this starts, by

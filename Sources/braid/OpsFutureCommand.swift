@@ -3,6 +3,7 @@ import BraidCore
 import BraidPrecompute
 import Foundation
 import BraidConfig
+import BraidContracts
 import BraidWiring
 
 /// `braid ops future [--repair --yes]`: rankings and components frozen by a version dated in the future.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BraidConfig
+import BraidContracts
 import BraidCore
 import BraidPrecompute
 import BraidRedis

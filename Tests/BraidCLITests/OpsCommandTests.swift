@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidCore
 import BraidKafka
 import BraidPrecompute
@@ -195,10 +196,10 @@ struct OpsCommandTests {
         for (index, letter) in letters.enumerated() {
             let headers = [
                 KafkaHeader(name: "trace-id", value: Array("t\(index)".utf8)),
-                KafkaHeader(name: DeadLetterPublisher.Header.reason, value: Array(letter.reason.utf8)),
-                KafkaHeader(name: DeadLetterPublisher.Header.source, value: Array("\(requests)/0/\(index)".utf8)),
-                KafkaHeader(name: DeadLetterPublisher.Header.attempts, value: Array("3".utf8)),
-                KafkaHeader(name: DeadLetterPublisher.Header.failedAt, value: Array("2026-11-22T10:00:0\(index)Z".utf8)),
+                KafkaHeader(name: DeadLetterHeader.reason, value: Array(letter.reason.utf8)),
+                KafkaHeader(name: DeadLetterHeader.source, value: Array("\(requests)/0/\(index)".utf8)),
+                KafkaHeader(name: DeadLetterHeader.attempts, value: Array("3".utf8)),
+                KafkaHeader(name: DeadLetterHeader.failedAt, value: Array("2026-11-22T10:00:0\(index)Z".utf8)),
             ]
             _ = try await producer.sendAndAwait(
                 KafkaProducerMessage(topic: dlq, key: Array(letter.key.utf8), value: Array(letter.value.utf8), headers: headers))

@@ -1,3 +1,4 @@
+@testable import BraidContracts
 import BraidTestSupport
 import Foundation
 import Testing

@@ -8,6 +8,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import BraidContracts
 
 /// `gateway.admission` on a real gateway, Redis and broker: a miss earns a stored snapshot
 /// (or a worker request) only once it has been seen `threshold` times.

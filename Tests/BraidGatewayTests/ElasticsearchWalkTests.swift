@@ -1,4 +1,5 @@
 import BraidConfig
+import BraidContracts
 import BraidCore
 import BraidGateway
 import BraidPrecompute
@@ -104,7 +105,7 @@ struct ElasticsearchWalkTests {
 
             // Page 1 wrote nothing; its A documents travel in its cursor.
             let cursor1 = try #require(first["next_cursor"] as? String)
-            let walk1 = try #require(try codec.decode(cursor1).walk)
+            let walk1 = try #require(try codec.decodeSearch(cursor1).walk)
             #expect(walk1.mode == .recorded && walk1.page == 2 && walk1.aBase == 0)
             #expect(walk1.firstPageIDs == shown1.sorted())
             let store = WalkStore(redis: gateway.redis, keys: keys, maxBytes: 4_096)
@@ -122,7 +123,7 @@ struct ElasticsearchWalkTests {
             #expect(shown2.count == 5, "one B slot left, then A only")
             #expect(asked2.first?.from == 0 && asked2.first?.size == shown2.count && asked2.first?.filter == nil)
             let cursor2 = try #require(second["next_cursor"] as? String)
-            let walk2 = try #require(try codec.decode(cursor2).walk)
+            let walk2 = try #require(try codec.decodeSearch(cursor2).walk)
             #expect(walk2.id == walk1.id && walk2.page == 3 && walk2.firstPageIDs == nil)
             #expect(try await store.read(walk1.id)?.pages.map(\.ids) == [shown1, shown2])
 

@@ -1,5 +1,6 @@
 import BraidCore
 import BraidConfig
+import BraidContracts
 import BraidGateway
 import BraidTestSupport
 import Foundation

@@ -1,3 +1,4 @@
+import BraidContracts
 @testable import BraidGateway
 import BraidCore
 import BraidSources

@@ -1,4 +1,5 @@
 import BraidConfig
+import BraidContracts
 import BraidCore
 import BraidGateway
 import BraidPrecompute

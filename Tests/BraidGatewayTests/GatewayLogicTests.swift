@@ -1,6 +1,7 @@
 @testable import BraidGateway
 import BraidCore
 import BraidConfig
+import BraidContracts
 import BraidWiring
 import BraidSources
 import Testing

@@ -49,16 +49,6 @@ struct HTTPLimitsTests {
         let response = try await HTTPProbe.request("http://127.0.0.1:\(port)/ping", timeout: timeout)
         return (response.status, start.duration(to: .now))
     }
-
-    static func waitUntil(_ deadline: Duration, _ condition: () -> Bool) async throws -> Bool {
-        let end = ContinuousClock.now + deadline
-        while ContinuousClock.now < end {
-            if condition() { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return condition()
-    }
-
     @Test func slowHeadsAreCutOffWhileANormalRequestIsServed() async throws {
         try await Self.withServer(Self.limits(header: .seconds(1))) { port in
             let slow = try await runOffPool { try SlowlorisSockets.open(count: 100, port: port) }
@@ -73,7 +63,7 @@ struct HTTPLimitsTests {
             let (status, _) = try await Self.ping(port, timeout: .seconds(30))
             #expect(status == 200, "a normal request beside 100 slow ones")
             // Without the deadline they would stay for the idle timeout (120 s).
-            #expect(try await Self.waitUntil(.seconds(30)) { slow.openCount == 0 }, "\(slow.openCount) slow connections still open")
+            try await eventually("every slow connection closed by the header deadline", within: .seconds(30)) { slow.openCount == 0 }
         }
     }
 
@@ -81,7 +71,7 @@ struct HTTPLimitsTests {
         try await Self.withServer(Self.limits(body: .seconds(1))) { port in
             let start = "POST /ping HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\npartial"
             let slow = try await runOffPool { try SlowlorisSockets.open(count: 5, port: port, start: start) }
-            #expect(try await Self.waitUntil(.seconds(30)) { slow.openCount == 0 }, "the body deadline did not close them")
+            try await eventually("the body deadline did not close them", within: .seconds(30)) { slow.openCount == 0 }
         }
     }
 
@@ -90,7 +80,7 @@ struct HTTPLimitsTests {
             let done = try await runOffPool { try SlowlorisSockets.open(count: 1, port: port, start: "GET /ping HTTP/1.1\r\nHost: x\r\n\r\n") }
             try await Task.sleep(for: .milliseconds(1_500))
             #expect(done.openCount == 1, "a kept-alive connection is not a slow head")
-            #expect(try await Self.waitUntil(.seconds(30)) { done.openCount == 0 }, "the idle timeout closes it")
+            try await eventually("the idle timeout closes it", within: .seconds(30)) { done.openCount == 0 }
         }
     }
 

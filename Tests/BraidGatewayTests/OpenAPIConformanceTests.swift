@@ -10,6 +10,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
+import BraidContracts
 
 /// Real gateway responses, validated against `Schemas/openapi.yaml` (the schema of each
 /// operation's documented response for the status it returned), so that the document and the

@@ -1,4 +1,5 @@
 import BraidConfig
+import BraidContracts
 import BraidCore
 @testable import BraidGateway
 import BraidKafka
@@ -58,18 +59,21 @@ struct SearchBehaviourTests {
                 ("/v1/search?q=curry&cursor=\(cursor.dropLast(4))&session=s1", "invalid_cursor"),
                 ("/v1/search?q=pasta&cursor=\(cursor)&session=s1", "cursor_mismatch"),
                 ("/v1/search?q=curry&cursor=\(cursor)&session=s1&ranking=fresh", "cursor_mismatch"),
+                // A cursor keeps its page size: another per_page is refused, not silently ignored.
+                ("/v1/search?q=curry&cursor=\(cursor)&session=s1&per_page=4", "cursor_mismatch"),
             ]
             for (uri, code) in cases {
                 let response = try await client.json(uri)
                 #expect(response.status == 400, "\(uri): \(response.object)")
                 #expect(response.errorCode == code, "\(uri): \(response.object)")
             }
+            #expect(try await client.json("/v1/search?q=curry&cursor=\(cursor)&session=s1&per_page=3").status == 200, "the cursor's own page size")
             // Same query in another spelling: the cursor belongs to the normalised query.
             let respelled = try await client.json("/v1/search?q=%20CURRY%20&cursor=\(cursor)&session=s1")
             #expect(respelled.status == 200, "\(respelled.object)")
             // The same cursor, validly signed, but past its expiry.
             let codec = CursorCodec(key: configuration.gateway.cursorKey)
-            var stale = try codec.decode(cursor)
+            var stale = try codec.decodeSearch(cursor)
             stale.expiresAt = Int64(Date().timeIntervalSince1970) - 1
             let expired = try await client.json("/v1/search?q=curry&cursor=\(codec.encode(stale))&session=s1")
             #expect(expired.status == 400)
@@ -77,12 +81,12 @@ struct SearchBehaviourTests {
             // Validly signed, but expiring later than this gateway would ever issue: its issuer's
             // clock is ahead by more than the tolerance. Within the tolerance it is served.
             let lifetime = Int64(configuration.gateway.cursorTtlSeconds)
-            var early = try codec.decode(cursor)
-            early.expiresAt = Int64(Date().timeIntervalSince1970) + lifetime + Int64(CursorCodec.clockSkewToleranceSeconds) + 60
+            var early = try codec.decodeSearch(cursor)
+            early.expiresAt = Int64(Date().timeIntervalSince1970) + lifetime + Int64(ClockSkew.toleranceSeconds) + 60
             let future = try await client.json("/v1/search?q=curry&cursor=\(codec.encode(early))&session=s1")
             #expect(future.status == 400, "\(future.object)")
             #expect(future.errorCode == "cursor_from_the_future")
-            early.expiresAt = Int64(Date().timeIntervalSince1970) + lifetime + Int64(CursorCodec.clockSkewToleranceSeconds) - 60
+            early.expiresAt = Int64(Date().timeIntervalSince1970) + lifetime + Int64(ClockSkew.toleranceSeconds) - 60
             let skewed = try await client.json("/v1/search?q=curry&cursor=\(codec.encode(early))&session=s1")
             #expect(skewed.status == 200, "\(skewed.object)")
         }

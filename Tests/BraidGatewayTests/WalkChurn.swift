@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidCore
 import BraidSources
 import Foundation
@@ -243,7 +244,7 @@ struct WalkTrace: Sendable {
     /// A cursor as the gateway reads it, but for its expiry (a page served again may extend it).
     static func withoutExpiry(_ text: String?, _ codec: CursorCodec) -> String {
         guard let text else { return "none" }
-        guard var cursor = try? codec.decode(text) else { return "unreadable \(text)" }
+        guard var cursor = try? codec.decodeSearch(text) else { return "unreadable \(text)" }
         cursor.expiresAt = 0
         return "\(cursor)"
     }

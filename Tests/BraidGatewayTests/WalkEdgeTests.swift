@@ -1,4 +1,5 @@
 import BraidConfig
+import BraidContracts
 import BraidCore
 import BraidGateway
 import BraidPrecompute
@@ -86,7 +87,7 @@ struct WalkEdgeTests {
             let second = try await Self.page(client, "/v1/search?q=rice&cursor=\(try #require(first["next_cursor"] as? String))")
             #expect(second["walk"] as? String == "exact")
             let cursor = try #require(second["next_cursor"] as? String)
-            let walk = try #require(try codec.decode(cursor).walk)
+            let walk = try #require(try codec.decodeSearch(cursor).walk)
             #expect(try await gateway.redis.del([keys.walk(walk.id)]) == 1)
             let third = try await Self.page(client, "/v1/search?q=rice&cursor=\(cursor)")
             #expect(third["walk"] as? String == "lost")
@@ -120,7 +121,7 @@ struct WalkEdgeTests {
             let first = try await Self.page(client, "/v1/search?q=quokka&per_page=100&session=q1")
             let cursor = try #require(first["next_cursor"] as? String)
             #expect(cursor.utf8.count <= CursorCodec.maxTextLength)
-            let walk = try #require(try codec.decode(cursor).walk)
+            let walk = try #require(try codec.decodeSearch(cursor).walk)
             #expect(walk.firstPageIDs == nil && walk.mode == .recorded)
             let store = WalkStore(redis: gateway.redis, keys: configuration.redis.cacheKeys, maxBytes: 1 << 20)
             #expect(try await store.read(walk.id)?.pages.first?.ids.count == 90)

@@ -33,7 +33,7 @@ struct ConsumerGroupTests {
                     }
                 }
             }
-            try await KafkaTest.eventually("all \(total) messages processed by 3 members", within: 90) {
+            try await eventually("all \(total) messages processed by 3 members", within: .seconds(90)) {
                 ledger.distinctCount == total && consumers.count == 3
             }
             // Leaving one by one rebalances twice more; that must not redeliver anything either.
@@ -66,7 +66,7 @@ struct ConsumerGroupTests {
                 try survivor.storeOffset(message)
             }
         }
-        try await KafkaTest.eventually("both members assigned", within: 30) {
+        try await eventually("both members assigned", within: .seconds(30)) {
             !survivor.assignment.isEmpty && !victim.assignment.isEmpty
                 && survivor.assignment.count + victim.assignment.count == 6
         }
@@ -87,7 +87,7 @@ struct ConsumerGroupTests {
         await victim._abandonWithoutClosing()
 
         let uncommitted = Set(received.dropFirst(victimShare / 2).map(\.valueString))
-        try await KafkaTest.eventually("the survivor receiving the crashed member's uncommitted messages", within: 45) {
+        try await eventually("the survivor receiving the crashed member's uncommitted messages", within: .seconds(45)) {
             uncommitted.isSubset(of: Set(ledger.values(of: 0)))
         }
         await survivor.close()

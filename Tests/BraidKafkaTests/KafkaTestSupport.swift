@@ -40,16 +40,6 @@ enum KafkaTest {
             throw Timeout(description: "produced \(counts.delivered) of \(count) messages (\(counts.failed) failed)")
         }
     }
-
-    /// Polls `condition` until it holds or `seconds` pass.
-    static func eventually(_ what: String, within seconds: Double, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw Timeout(description: "timed out after \(seconds)s waiting for \(what)") }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-    }
-
     /// Runs `body`, failing if it takes longer than `seconds` (so a hang fails the test).
     static func within<T: Sendable>(_ seconds: Double, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in

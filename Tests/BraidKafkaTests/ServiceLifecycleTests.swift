@@ -52,7 +52,7 @@ struct ServiceLifecycleTests {
         let topic = try await KafkaTest.freshTopic("pause", partitions: 2)
         let consumer = try KafkaConsumer(
             configuration: try KafkaTest.consumerConfiguration(topic: topic, group: TestEnvironment.uniqueName("pause")))
-        try await KafkaTest.eventually("assignment", within: 30) { consumer.assignment.count == 2 }
+        try await eventually("assignment", within: .seconds(30)) { consumer.assignment.count == 2 }
         let paused = TopicPartition(topic: topic, partition: 0)
         consumer.pause([paused])
 

@@ -13,7 +13,7 @@ struct StatisticsTests {
         for index in 0..<5 {
             try await producer.sendAndAwait(KafkaProducerMessage(topic: topic, key: nil, value: "\(index)"))
         }
-        try await KafkaTest.eventually("producer statistics counting 5 sent messages", within: 10) {
+        try await eventually("producer statistics counting 5 sent messages", within: .seconds(10)) {
             (producer.lastStatistics?.transmittedMessages ?? 0) >= 5
         }
         await producer.shutdown()
@@ -29,7 +29,7 @@ struct StatisticsTests {
                 if count == 5 { break }
             }
         }
-        try await KafkaTest.eventually("consumer statistics counting 5 received messages and the partition's lag", within: 10) {
+        try await eventually("consumer statistics counting 5 received messages and the partition's lag", within: .seconds(10)) {
             guard let stats = consumer.lastStatistics else { return false }
             return stats.receivedMessages >= 5 && stats.consumerLag[TopicPartition(topic: topic, partition: 0)] == 0
         }

@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidCore
 import BraidKafka
 import BraidPrecompute

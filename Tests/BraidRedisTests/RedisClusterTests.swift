@@ -257,7 +257,7 @@ struct RedisClusterTests {
                 try await admin.waitUntilAgreed(slot: slot, owner: replica, nodes: try TestEnvironment.redisClusterNodes())
                 // The old primary, now a replica, answers MOVED; the client follows and re-reads its map.
                 #expect(try await redis.getString(key) == "kept across the failover")
-                try await Self.eventually { redis.primaries().map(\.description).contains(replica) && !redis.primaries().contains(primary) }
+                try await eventually("a replica promoted in the slot map", within: .seconds(20)) { redis.primaries().map(\.description).contains(replica) && !redis.primaries().contains(primary) }
                 #expect(redis.node(forKey: key)?.description == replica)
                 try await redis.set(key, to: "written to the new primary")
                 #expect(try await admin.run(replica, ["GET", .string(key)]).string == "written to the new primary")
@@ -288,14 +288,5 @@ struct RedisClusterTests {
             try await withRedisClient(configuration: configuration, connectTimeout: .seconds(2)) { _ in }
         }
         #expect(error?.message.contains("not a cluster node") == true, "\(String(describing: error))")
-    }
-
-    static func eventually(timeout: Duration = .seconds(20), _ condition: @Sendable () async -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if await condition() { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        Issue.record("condition not met within \(timeout)")
     }
 }

@@ -3,6 +3,7 @@ import BraidCore
 import Foundation
 import SQLiteNIO
 import Testing
+import BraidContracts
 
 @Suite("SQLite FTS5 search source")
 struct SQLiteSearchSourceTests {

@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidCore
 import BraidFaults
 import BraidKafka
@@ -49,14 +50,14 @@ struct WorkerGroupTests {
         // message; a second copy only of the same source message (a worker killed between
         // publishing a letter and writing its marker: at least once, as the README says).
         let letters = outcome.deadLetters
-        let sources = letters.map { String(decoding: $0.header(DeadLetterPublisher.Header.source) ?? [], as: UTF8.self) }
+        let sources = letters.map { String(decoding: $0.header(DeadLetterHeader.source) ?? [], as: UTF8.self) }
         let distinctSources = Set(sources).count
         #expect(distinctSources == invalid.count, "source messages in the dead-letter topic")
         #expect(letters.count - distinctSources <= 1, "\(letters.count - distinctSources) duplicate letters; one worker was killed once")
         let unexpected = Set(letters.map(\.value)).symmetricDifference(Set(invalid))
         let unexpectedCount = unexpected.count
         #expect(unexpectedCount == 0, "dead letters that are not, or invalid payloads that are not, in the dead-letter topic")
-        #expect(letters.allSatisfy { ($0.header(DeadLetterPublisher.Header.reason) ?? []).isEmpty == false })
+        #expect(letters.allSatisfy { ($0.header(DeadLetterHeader.reason) ?? []).isEmpty == false })
     }
 
     static func isMaterialized(_ request: PrecomputeRequest, in store: PrecomputeStore) async throws -> Bool {

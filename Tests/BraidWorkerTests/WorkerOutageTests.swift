@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidCore
 import BraidKafka
 import BraidPrecompute
@@ -176,16 +177,4 @@ struct WorkerOutageTests {
         #expect(assignments.count == 1, "the worker was assigned \(assignments.count) times: it left the group")
         try await source.server.stop()
     }
-}
-
-/// Polls `condition` until it holds or `timeout` passes (then records an issue and throws).
-func eventually(_ what: String, within timeout: Duration, _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(200))
-    }
-    if try await condition() { return }
-    Issue.record("not within \(timeout): \(what)")
-    throw ChildProcessError(description: "timed out: \(what)")
 }

@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidHarness
 import Foundation
 import NIOHTTP1
@@ -26,7 +27,7 @@ extension GatewayGroup {
 
     /// Snapshots the cold gateway read from Redis (near-cache misses, the unlabelled sample).
     func coldMisses(_ gateway: BraidService) async throws -> Int {
-        Int(PrometheusText.sumUnlabelled("braid_gateway_near_cache_misses_total", in: try await metrics(gateway)))
+        Int(PrometheusText.sumUnlabelled(MetricName.gatewayNearCacheMisses.rawValue, in: try await metrics(gateway)))
     }
 
     func metrics(_ gateway: BraidService) async throws -> String {

@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidHarness
 import Foundation
 import NIOHTTP1
@@ -22,8 +23,8 @@ struct GatewayGroup {
 
     /// The counters of the interleaved gateway that say the load measured what was meant.
     static let counters = [
-        "braid_gateway_near_cache_misses_total", "braid_gateway_component_cache_misses_total",
-        "braid_gateway_component_cache_hits_total", "braid_gateway_degraded_pages_total",
+        MetricName.gatewayNearCacheMisses.rawValue, MetricName.gatewayComponentCacheMisses.rawValue,
+        MetricName.gatewayComponentCacheHits.rawValue, MetricName.gatewayDegradedPages.rawValue,
     ]
 
     func run() async throws {
@@ -164,20 +165,20 @@ struct GatewayGroup {
         // Redis, no page degraded to live-only by a Redis error.
         let after = try await counters(interleaved)
         func delta(_ name: String) -> Int { (after[name] ?? 0) - (before[name] ?? 0) }
-        guard delta("braid_gateway_near_cache_misses_total") == 0 else {
-            throw BenchmarkError("the interleaved gateway missed its near-cache \(delta("braid_gateway_near_cache_misses_total")) times under load")
+        guard delta(MetricName.gatewayNearCacheMisses.rawValue) == 0 else {
+            throw BenchmarkError("the interleaved gateway missed its near-cache \(delta(MetricName.gatewayNearCacheMisses.rawValue)) times under load")
         }
-        guard delta("braid_gateway_component_cache_misses_total") == 0 else {
-            throw BenchmarkError("\(delta("braid_gateway_component_cache_misses_total")) components were not in Redis under load")
+        guard delta(MetricName.gatewayComponentCacheMisses.rawValue) == 0 else {
+            throw BenchmarkError("\(delta(MetricName.gatewayComponentCacheMisses.rawValue)) components were not in Redis under load")
         }
-        guard delta("braid_gateway_degraded_pages_total") == 0 else {
-            throw BenchmarkError("\(delta("braid_gateway_degraded_pages_total")) search pages degraded to live-only under load")
+        guard delta(MetricName.gatewayDegradedPages.rawValue) == 0 else {
+            throw BenchmarkError("\(delta(MetricName.gatewayDegradedPages.rawValue)) search pages degraded to live-only under load")
         }
         let batchGets = results.requests("batchget")
         let components = results.requests("component")
-        guard delta("braid_gateway_component_cache_hits_total") >= 6 * batchGets + components else {
+        guard delta(MetricName.gatewayComponentCacheHits.rawValue) >= 6 * batchGets + components else {
             throw BenchmarkError(
-                "only \(delta("braid_gateway_component_cache_hits_total")) component cache hits for \(batchGets) batchGets of 6 and \(components) components")
+                "only \(delta(MetricName.gatewayComponentCacheHits.rawValue)) component cache hits for \(batchGets) batchGets of 6 and \(components) components")
         }
         let batch = try? await HTTPProbe.request(batchURL, method: .POST, body: Data(GatewayFixture.batchBody.utf8))
         guard let batch, (200..<300).contains(batch.status), GatewayPages.isAllCached(batch.body) else {

@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidHarness
 import Foundation
 
@@ -174,7 +175,7 @@ struct ScaleGroup {
     private func coldMisses(_ gateway: BraidService) async throws -> Int {
         let response = try await HTTPProbe.request("\(gateway.baseURL)/metrics")
         guard response.status == 200 else { throw BenchmarkError("GET \(gateway.baseURL)/metrics answered \(response.status)") }
-        return Int(PrometheusText.sumUnlabelled("braid_gateway_near_cache_misses_total", in: response.text))
+        return Int(PrometheusText.sumUnlabelled(MetricName.gatewayNearCacheMisses.rawValue, in: response.text))
     }
 
     /// Says (without failing) when a gateway logged warnings or errors, with the first five.

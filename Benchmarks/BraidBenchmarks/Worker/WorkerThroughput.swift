@@ -1,4 +1,5 @@
 import BraidConfig
+import BraidContracts
 import BraidHarness
 import Foundation
 
@@ -14,7 +15,7 @@ struct WorkerThroughput {
         var total = 0
         for port in ports {
             let text = (try? await HTTPProbe.request("http://127.0.0.1:\(port)/metrics").text) ?? ""
-            total += Int(PrometheusText.sum(prefix: "braid_worker_processed_total", in: text))
+            total += Int(PrometheusText.sum(prefix: MetricName.workerProcessed.rawValue, in: text))
         }
         return total
     }

@@ -34,6 +34,8 @@ public enum Operations {
             public struct Query: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/search/GET/query/q`.
                 public var q: Swift.String
+                /// Items per page. A cursor keeps the page size of the page it came from: leave per_page out with a cursor; a different one is a 400 cursor_mismatch.
+                ///
                 /// - Remark: Generated from `#/paths/v1/search/GET/query/per_page`.
                 public var perPage: Swift.Int?
                 /// 1-based page number; ignored with a cursor.
@@ -56,7 +58,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - q:
-                ///   - perPage:
+                ///   - perPage: Items per page. A cursor keeps the page size of the page it came from: leave per_page out with a cursor; a different one is a 400 cursor_mismatch.
                 ///   - page: 1-based page number; ignored with a cursor.
                 ///   - cursor: next_cursor of the previous page.
                 ///   - ranking: Secondary ranking to interleave (default from configuration).

@@ -1,5 +1,6 @@
+import BraidContracts
 import BraidHarness
-import BraidTestSupport
+import BraidDevSupport
 import Foundation
 import NIOHTTP1
 
@@ -106,7 +107,7 @@ struct DuplicateBatchNamesAttack: AttackScenario {
         var checks = AttackChecks()
         let user = "dup-\(UInt32.random(in: 0...UInt32.max))"
         let token = try await target.issuer.token(for: user)
-        let metric = "braid_gateway_component_cache_misses_total"
+        let metric = MetricName.gatewayComponentCacheMisses.rawValue
         let before = try await target.metric(metric)
         let names = Array(repeating: "\"recommended\"", count: 20).joined(separator: ",")
         let response = try await target.request(
@@ -134,7 +135,7 @@ struct MadeUpUserFloodAttack: AttackScenario {
         let run = UInt32.random(in: 0...UInt32.max)
         var tokens: [String] = []
         for index in 0..<users { tokens.append(try await target.issuer.token(for: "made-up-\(run)-\(index)")) }
-        let metric = "braid_gateway_component_requests_total"
+        let metric = MetricName.gatewayComponentRequests.rawValue
         let before = try await target.metric(metric)
         let statuses = try await target.flood(users) { [tokens] index in
             try await target.request("/v1/feeds/home/components/recommended", token: tokens[index])

@@ -1,6 +1,7 @@
+import BraidContracts
 import BraidCore
 import BraidHarness
-import BraidTestSupport
+import BraidDevSupport
 import Crypto
 import Foundation
 import NIOHTTP1

@@ -1,6 +1,6 @@
 import BraidCore
 import BraidHarness
-import BraidTestSupport
+import BraidDevSupport
 import Crypto
 import Foundation
 import NIOHTTP1

@@ -1,5 +1,5 @@
 import BraidHarness
-import BraidTestSupport
+import BraidDevSupport
 import Foundation
 import NIOCore
 

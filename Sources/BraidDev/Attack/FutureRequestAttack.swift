@@ -1,6 +1,6 @@
 import BraidCore
 import BraidHarness
-import BraidTestSupport
+import BraidDevSupport
 import Foundation
 
 /// A producer (or a forger with access to the topic) publishes a ranking request and a

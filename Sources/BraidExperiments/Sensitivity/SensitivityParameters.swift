@@ -1,3 +1,5 @@
+import BraidContracts
+
 /// Every knob of the sensitivity simulation, with the defaults `braid experiment simulate`
 /// uses (README, "How sensitive"). The rankings come from the corpus; everything
 /// else is here.
@@ -52,7 +54,7 @@ public struct SensitivityParameters: Sendable, Hashable {
             if !condition { throw SensitivityParameterError(message) }
         }
         try check(margin >= 0 && margin <= 10, "margin must be 0 to 10")
-        try check((1...100).contains(pageSize), "page size must be 1 to 100")
+        try check(PageSize.range.contains(pageSize), "page size must be \(PageSize.text)")
         try check((1...10_000).contains(cachedSize), "cached size must be 1 to 10000")
         try check(start >= 0, "start must not be negative")
         try check(attractiveness.lowerBound >= 0 && attractiveness.upperBound <= 1, "attractiveness must lie in [0, 1]")

@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidCore
 
 /// The page an A/B session sees.

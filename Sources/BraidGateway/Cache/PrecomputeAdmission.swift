@@ -1,4 +1,6 @@
+import BraidContracts
 import BraidCore
+import BraidObservability
 import Metrics
 import Synchronization
 
@@ -33,7 +35,7 @@ public final class PrecomputeAdmission: Sendable {
             let now = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             admitted = sketch.withLock { $0.record(key, now: now) } >= threshold
         }
-        Counter(label: "braid_gateway_admission_total", dimensions: [("kind", kind), ("decision", admitted ? "admitted" : "live_only")])
+        Counter(.gatewayAdmission, dimensions: [("kind", kind), ("decision", admitted ? "admitted" : "live_only")])
             .increment()
         return admitted
     }

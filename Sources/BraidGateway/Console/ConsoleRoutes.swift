@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidCore
 import BraidSources
 import Foundation
@@ -65,7 +66,7 @@ public struct ConsoleRoutes: Sendable {
             throw GatewayError.badRequest(
                 "unknown ranking '\(ranking)'; configured: \(settings.rankings.map(\.name).joined(separator: ", "))", code: "unknown_ranking")
         }
-        let size = try SearchParameters.integer(query["size"], name: "size", range: 1...100) ?? settings.defaultPerPage
+        let size = try SearchParameters.integer(query["size"], name: "size", range: PageSize.range) ?? settings.defaultPerPage
         let version = try query["version"].map { raw throws(GatewayError) -> Int64 in
             guard let value = Int64(raw), value >= 0 else { throw .badRequest("version must be a snapshot version (an integer)", code: "invalid_parameter") }
             return value

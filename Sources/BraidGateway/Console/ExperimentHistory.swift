@@ -1,4 +1,5 @@
 import BraidCore
+import BraidExperiments
 import BraidPrecompute
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidCore
 import BraidKafka
 import BraidRedis
@@ -95,9 +96,9 @@ public actor WorkerStatusCollector {
         }
         let recent = tail.messages.map { message in
             WorkerStatus.DeadLetter(
-                partition: message.partition, offset: message.offset, failedAt: header(message, "braid-dlq-failed-at"),
-                reason: header(message, "braid-dlq-reason"), source: header(message, "braid-dlq-source"),
-                attempts: header(message, "braid-dlq-attempts"), key: message.keyString)
+                partition: message.partition, offset: message.offset, failedAt: header(message, DeadLetterHeader.failedAt),
+                reason: header(message, DeadLetterHeader.reason), source: header(message, DeadLetterHeader.source),
+                attempts: header(message, DeadLetterHeader.attempts), key: message.keyString)
         }.sorted { ($0.failedAt, $0.partition, $0.offset) > ($1.failedAt, $1.partition, $1.offset) }
         return WorkerStatus.DeadLetters(
             topic: tail.topic, total: tail.partitions.reduce(0) { $0 + $1.count },

@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidCore
 
 /// Stage 2 of a feed: one component's content (`ComponentContent` in `Schemas/openapi.yaml`).

@@ -1,4 +1,6 @@
+import BraidContracts
 import BraidCore
+import BraidObservability
 import BraidPrecompute
 import BraidSources
 import Foundation
@@ -34,9 +36,9 @@ public struct ComponentService: Sendable {
     let admission: PrecomputeAdmission
 
     struct Metrics: Sendable {
-        let hits = Counter(label: "braid_gateway_component_cache_hits_total")
-        let misses = Counter(label: "braid_gateway_component_cache_misses_total")
-        let nearCacheBytes = Gauge(label: "braid_gateway_component_near_cache_bytes")
+        let hits = Counter(.gatewayComponentCacheHits)
+        let misses = Counter(.gatewayComponentCacheMisses)
+        let nearCacheBytes = Gauge(.gatewayComponentNearCacheBytes)
     }
 
     public init(
@@ -161,11 +163,8 @@ public struct ComponentService: Sendable {
 
     func offset(_ cursor: String?, resolved: Resolved, now: Date) throws(GatewayError) -> Int {
         guard let cursor else { return 0 }
-        let decoded = try codec.decodeRequestCursor(cursor, now: now, lifetime: cursorTTLSeconds)
-        guard decoded.queryHash == resolved.cursorBinding, decoded.pageSize == resolved.section.pageSize else {
-            throw .badRequest("the cursor belongs to another component, user or tab search", code: "cursor_mismatch")
-        }
-        return decoded.offset
+        return try RequestCursors(codec: codec, lifetimeSeconds: cursorTTLSeconds)
+            .component(cursor, binding: resolved.cursorBinding, pageSize: resolved.section.pageSize, now: now).offset
     }
 
     func load(_ resolved: Resolved, offset: Int, now: Date) async throws -> ComponentContentResponse {
@@ -240,9 +239,9 @@ public struct ComponentService: Sendable {
     }
 
     func cursor(_ resolved: Resolved, offset: Int, now: Date) -> String {
-        codec.encode(Cursor(
-            snapshotVersion: nil, offset: offset, pageSize: resolved.section.pageSize, configurationHash: 0, seed: 0,
-            queryHash: resolved.cursorBinding, expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds)))
+        codec.encode(ComponentCursor(
+            offset: offset, pageSize: resolved.section.pageSize, binding: resolved.cursorBinding,
+            expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds)))
     }
 
     /// Asks the workers for this content unless that was done recently; never fails the page.
@@ -250,7 +249,7 @@ public struct ComponentService: Sendable {
         do {
             let published = try await requests.publish(
                 PrecomputeRequest(body: .component(.init(feed: resolved.feed, type: resolved.type, scope: resolved.scope))), reason: "miss")
-            if published { Counter(label: "braid_gateway_component_requests_total", dimensions: [("reason", "miss")]).increment() }
+            if published { Counter(.gatewayComponentRequests, dimensions: [("reason", "miss")]).increment() }
         } catch {
             logger.warning("could not request a component", metadata: ["component": "\(resolved.id)", "error": "\(error)"])
         }

@@ -1,4 +1,6 @@
+import BraidContracts
 import BraidCore
+import BraidExperiments
 
 /// Stage 1 of a feed: which components appear, in which order, and how to draw their
 /// skeletons — no content, so the first paint never waits for the slowest source.

@@ -1,3 +1,5 @@
+import BraidContracts
+import BraidObservability
 import Hummingbird
 import Metrics
 
@@ -10,8 +12,8 @@ struct HTTPMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
         var status = 500
         defer {
             let route = context.endpointPath ?? "unmatched"
-            Counter(label: "braid_http_requests_total", dimensions: [("route", route), ("status", String(status))]).increment()
-            Metrics.Timer(label: "braid_http_request_duration_seconds", dimensions: [("route", route)], preferredDisplayUnit: .seconds)
+            Counter(.httpRequests, dimensions: [("route", route), ("status", String(status))]).increment()
+            Metrics.Timer(.httpRequestDurationSeconds, dimensions: [("route", route)], preferredDisplayUnit: .seconds)
                 .record(duration: ContinuousClock.now - start)
         }
         let response = try await next(request, context)

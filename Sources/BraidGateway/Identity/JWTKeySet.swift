@@ -1,4 +1,6 @@
+import BraidContracts
 import BraidCore
+import BraidObservability
 import Foundation
 import JWTKit
 import Logging
@@ -72,10 +74,10 @@ public actor JWTKeySet: RedactedDescription {
             guard !keys.isEmpty else { throw JWKSError(message: "the JWKS holds no RSA or P-256 EC signing key with a kid") }
             published = keys
             fetchedAt = .now
-            Counter(label: "braid_gateway_jwks_refreshes_total", dimensions: [("result", "ok")]).increment()
+            Counter(.gatewayJwksRefreshes, dimensions: [("result", "ok")]).increment()
             return true
         } catch {
-            Counter(label: "braid_gateway_jwks_refreshes_total", dimensions: [("result", "failed")]).increment()
+            Counter(.gatewayJwksRefreshes, dimensions: [("result", "failed")]).increment()
             let age = fetchedAt.map { "\($0.duration(to: .now))" } ?? "never fetched"
             logger.warning("JWKS fetch failed; keeping the previous keys", metadata: ["error": "\(error)", "keys_age": "\(age)"])
             return false

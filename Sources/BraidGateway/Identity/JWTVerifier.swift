@@ -1,3 +1,5 @@
+import BraidContracts
+import BraidObservability
 import Foundation
 import Hummingbird
 import JWTKit
@@ -55,7 +57,7 @@ public struct JWTVerifier: Sendable {
     }
 
     static func rejected(_ reason: String, _ message: String) -> GatewayError {
-        Counter(label: "braid_gateway_token_rejections_total", dimensions: [("reason", reason)]).increment()
+        Counter(.gatewayTokenRejections, dimensions: [("reason", reason)]).increment()
         return GatewayError(.unauthorized, code: "invalid_token", message, headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
     }
 }

@@ -1,4 +1,5 @@
 import BraidCore
+import BraidExperiments
 
 /// What one search request interleaves: the secondary ranking, how, and what a miss does.
 /// Resolved from configuration per request; sessions of one arm always see the same plan.

@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidCore
 
 /// The validated query parameters of `GET /v1/search`.
@@ -6,7 +7,10 @@ import BraidCore
 /// learns why instead of silently getting 20 results.
 public struct SearchParameters: Sendable, Equatable {
     public var query: String
+    /// The page size: the cursor's once there is one (``RequestCursors``).
     public var perPage: Int
+    /// The `per_page` the request named, if it named one: with a cursor it must agree with it.
+    public var perPageParameter: Int?
     /// 1-based; meaningful only without a cursor.
     public var page: Int
     public var cursor: String?
@@ -18,7 +22,6 @@ public struct SearchParameters: Sendable, Equatable {
     /// so the experiment's credit is also broken down by component.
     public var component: FeedComponentName?
 
-    public static let perPageRange = 1...100
     public static let pageRange = 1...10_000
     public static let maxQueryLength = 512
 
@@ -42,7 +45,7 @@ public struct SearchParameters: Sendable, Equatable {
         guard query.unicodeScalars.count <= maxQueryLength else {
             throw .badRequest("q must be at most \(maxQueryLength) characters", code: "invalid_parameter")
         }
-        let perPage = try integer(raw["per_page"], name: "per_page", range: perPageRange) ?? defaultPerPage
+        let perPageParameter = try integer(raw["per_page"], name: "per_page", range: PageSize.range)
         let page = try integer(raw["page"], name: "page", range: pageRange) ?? 1
         let cursor = try text(raw["cursor"], name: "cursor", maxLength: CursorCodec.maxTextLength)
         let ranking = try text(raw["ranking"], name: "ranking", maxLength: 64)
@@ -50,7 +53,10 @@ public struct SearchParameters: Sendable, Equatable {
             throw .badRequest("ranking must be \(Names.rule)", code: "invalid_parameter")
         }
         let session = try text(raw["session"], name: "session", maxLength: 128)
-        return SearchParameters(query: query, perPage: perPage, page: page, cursor: cursor, ranking: ranking, session: session)
+        var parameters = SearchParameters(
+            query: query, perPage: perPageParameter ?? defaultPerPage, page: page, cursor: cursor, ranking: ranking, session: session)
+        parameters.perPageParameter = perPageParameter
+        return parameters
     }
 
     static func integer(_ raw: String?, name: String, range: ClosedRange<Int>) throws(GatewayError) -> Int? {

@@ -1,4 +1,6 @@
+import BraidContracts
 import BraidCore
+import BraidObservability
 import BraidSources
 import Foundation
 import Metrics
@@ -64,15 +66,15 @@ extension SearchService {
         var nextCursor: String?
         if plan.end.map({ nextOffset >= $0 }) != true {
             nextCursor = await self.nextCursor(
-                Cursor(
-                    snapshotVersion: nil, offset: nextOffset, pageSize: position.size, configurationHash: arm.configurationHash,
+                SearchCursor(
+                    snapshots: .multileave(versions), offset: nextOffset, pageSize: position.size, configurationHash: arm.configurationHash,
                     seed: position.seed, queryHash: QueryNormalizer.hash(query),
-                    expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds), multileaveVersions: versions),
+                    expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds)),
                 position: position, side: side, shown: items.filter { $0.teamIndex == 0 }.map(\.id),
                 exhausted: side.total <= planner.counts(before: nextOffset).live)
         }
         let degraded = secondaries.contains(where: \.degraded)
-        if degraded { Counter(label: "braid_gateway_degraded_pages_total").increment() }
+        if degraded { Counter(.gatewayDegradedPages).increment() }
         let impression = items.isEmpty ? nil : impressions.encode(ImpressionToken(
             experiment: arm.name, offset: position.offset, slotTeams: items.map { $0.teamIndex ?? 0 }, teamCount: arm.multileave.count + 1,
             creditWindow: planner.creditWindow, nonce: UInt64.random(in: 0...UInt64.max), issuedAt: Int64(now.timeIntervalSince1970),
@@ -105,16 +107,13 @@ extension SearchService {
                     var single = arm
                     single.ranking = ranking
                     single.refreshAfterSeconds = arm.multileaveRefreshAfterSeconds[ranking] ?? arm.refreshAfterSeconds
-                    var pinned = position.pinned
-                    if let cursor = position.pinned {
-                        pinned?.snapshotVersion = cursor.multileaveVersions.indices.contains(team) ? cursor.multileaveVersions[team] : nil
-                    }
+                    let pin = position.pin(ofTeam: team + 1)
                     do throws(GatewayError) {
                         let secondary: SecondaryRanking
-                        if let known = knownSecondaryRanking(arm: single, query: query, pinned: pinned, now: now) {
+                        if let known = knownSecondaryRanking(arm: single, query: query, pin: pin, now: now) {
                             secondary = known
                         } else {
-                            secondary = try await secondaryRanking(arm: single, query: query, pinned: pinned, now: now)
+                            secondary = try await secondaryRanking(arm: single, query: query, pin: pin, now: now)
                         }
                         if secondary.stale { await misses.request(ranking: ranking, query: query, reason: "refresh") }
                         return (team, .success(secondary))

@@ -1,4 +1,6 @@
+import BraidContracts
 import BraidCore
+import BraidObservability
 import BraidPrecompute
 import BraidSources
 import Foundation
@@ -105,7 +107,7 @@ extension SearchService {
             case .existing(let stored, let expiry):
                 // Another request for this cursor recorded the page first: serve that one.
                 guard stored != page else {
-                    Counter(label: "braid_gateway_walk_pages_total", dimensions: [("outcome", "served_again")]).increment()
+                    Counter(.gatewayWalkPages, dimensions: [("outcome", "served_again")]).increment()
                     var again = served
                     again.replayExpiry = expiry
                     return again
@@ -124,7 +126,7 @@ extension SearchService {
     /// A page computed from the whole record whose walk cannot be recorded further.
     private func degrade(_ side: LiveSide, to mode: WalkState.Mode, walk: WalkState, reason: String) -> LiveSide {
         logger.warning("walk not recorded further; its later pages are paged by offset", metadata: ["walk": "\(walk.idText)", "reason": "\(reason)"])
-        Counter(label: "braid_gateway_walk_pages_total", dimensions: [("outcome", mode.name)]).increment()
+        Counter(.gatewayWalkPages, dimensions: [("outcome", mode.name)]).increment()
         var side = side
         side.next = mode
         return side
@@ -138,7 +140,7 @@ extension SearchService {
         _ page: WalkRecord.Page, query: String, placed: [String], shown: [String], open: Range<Int>, expiresAt: Int64
     ) async throws(GatewayError) -> LiveSide {
         guard let total = page.aTotal else { return try await offsetSide(query: query, placed: placed, open: open, mode: .lost) }
-        Counter(label: "braid_gateway_walk_pages_total", dimensions: [("outcome", "served_again")]).increment()
+        Counter(.gatewayWalkPages, dimensions: [("outcome", "served_again")]).increment()
         guard !page.ids.isEmpty else { return LiveSide(hits: [], from: open.lowerBound, total: total, mode: .recorded, replayExpiry: expiresAt) }
         let excluded = placed.count + shown.count <= SearchRequest.maxExcluded ? placed + shown : []
         let result = try await live(SearchRequest(
@@ -153,7 +155,7 @@ extension SearchService {
     func offsetSide(
         query: String, placed: [String], open: Range<Int>, mode: WalkState.Mode, startsList: Bool = false
     ) async throws(GatewayError) -> LiveSide {
-        if mode == .lost { Counter(label: "braid_gateway_walk_pages_total", dimensions: [("outcome", "lost")]).increment() }
+        if mode == .lost { Counter(.gatewayWalkPages, dimensions: [("outcome", "lost")]).increment() }
         let result = try await liveRange(query: query, excluding: placed, range: open)
         let total = PageAssembler.effectiveTotal(
             reported: result.total, from: open.lowerBound, requested: open.count, received: result.hits.count, startsList: startsList)
@@ -167,7 +169,7 @@ extension SearchService {
     /// - Parameters:
     ///   - shown: A's documents on this page.
     ///   - exhausted: A ran out on this page: its total is final for the walk.
-    func nextCursor(_ base: Cursor, position: Position, side: LiveSide, shown: [String], exhausted: Bool) async -> String {
+    func nextCursor(_ base: SearchCursor, position: Position, side: LiveSide, shown: [String], exhausted: Bool) async -> String {
         var cursor = base
         if let expiry = side.replayExpiry { cursor.expiresAt = expiry }
         var walk = position.walk

@@ -1,4 +1,7 @@
+import BraidContracts
 import BraidCore
+import BraidExperiments
+import BraidObservability
 import BraidPrecompute
 import BraidRedis
 import BraidSources
@@ -16,6 +19,8 @@ public struct SearchService: Sendable {
     public let misses: SnapshotMisses
     public let source: any SearchSource
     public let codec: CursorCodec
+    /// The checks of the cursors clients send.
+    let cursors: RequestCursors
     public let impressions: ImpressionCodec
     public let cursorTTLSeconds: Int
     public let liveTimeout: Duration
@@ -41,6 +46,7 @@ public struct SearchService: Sendable {
         self.misses = misses
         self.source = source
         self.codec = codec
+        self.cursors = RequestCursors(codec: codec, lifetimeSeconds: cursorTTLSeconds)
         self.cursorTTLSeconds = cursorTTLSeconds
         self.liveTimeout = liveTimeout
         self.logger = logger
@@ -52,13 +58,27 @@ public struct SearchService: Sendable {
         var size: Int
         var seed: UInt64
         /// Nil: page 1 of a session (or classic pagination), which uses the current snapshot.
-        var pinned: Cursor?
+        var pinned: SearchCursor?
         /// The cursor's walk, or (no cursor) the walk that begins with this page.
         var walk: WalkState
 
         /// A page of a walk whose A documents come from its record: the walk has shown some
         /// and A has not run out.
         var readsRecord: Bool { pinned != nil && walk.mode == .recorded && walk.exhaustedTotal == nil }
+
+        /// Which snapshot a two-ranking page reads.
+        var pin: SnapshotPin { pinned.map { .version($0.snapshotVersion) } ?? .current }
+
+        /// Which snapshot a multileave page reads for cached ranking `team` (1-based).
+        func pin(ofTeam team: Int) -> SnapshotPin { pinned.map { .version($0.snapshotVersion(ofTeam: team)) } ?? .current }
+    }
+
+    /// Which snapshot of a cached ranking a page reads.
+    enum SnapshotPin {
+        /// The current one: page 1 of a session, and `page=k` pages.
+        case current
+        /// The version the session's first page used; nil for a live-only session.
+        case version(Int64?)
     }
 
     /// B for one page, and whether Redis trouble made the page live-only.
@@ -75,7 +95,7 @@ public struct SearchService: Sendable {
     public func page(_ parameters: SearchParameters, now: Date = Date()) async throws(GatewayError) -> SearchPage {
         guard let broadSearches, FTSMatchExpression.isBroad(parameters.query) else { return try await plannedPage(parameters, now: now) }
         guard await broadSearches.acquire(within: liveTimeout) else {
-            Counter(label: "braid_gateway_broad_searches_turned_away_total").increment()
+            Counter(.gatewayBroadSearchesTurnedAway).increment()
             throw .busy("too many broad searches (a one- or two-letter word, or more than 4 words) at once; try again")
         }
         defer { broadSearches.release() }
@@ -92,25 +112,24 @@ public struct SearchService: Sendable {
         }
         let configuration = arm.configuration
         let (secondary, side) = try await sides(query: parameters.query, normalized: query, arm: arm, position: position, now: now)
-        let documents = secondary.snapshot?.documents ?? []
-        let placed = Array(documents.prefix(configuration.placedCount(bCount: documents.count)))
+        let placement = PagePlacement(configuration, snapshot: secondary.snapshot, position: position)
 
-        let planner = PagePlanner(configuration: configuration, bCount: documents.count, aTotal: side.total, seed: position.seed)
+        let planner = PagePlanner(configuration: configuration, bCount: placement.bCount, aTotal: side.total, seed: position.seed)
         let plan = planner.plan(offset: position.offset, size: position.size)
-        let items = PageAssembler.items(plan: plan, hits: side.hits, hitsFrom: side.from, documents: placed)
+        let items = PageAssembler.items(plan: plan, hits: side.hits, hitsFrom: side.from, documents: Array(placement.placed))
 
         let nextOffset = position.offset + position.size
         var nextCursor: String?
         if plan.end.map({ nextOffset >= $0 }) != true {
             nextCursor = await self.nextCursor(
-                Cursor(
-                    snapshotVersion: secondary.pinnedVersion, offset: nextOffset, pageSize: position.size,
+                SearchCursor(
+                    snapshots: .single(secondary.pinnedVersion), offset: nextOffset, pageSize: position.size,
                     configurationHash: arm.configurationHash, seed: position.seed, queryHash: QueryNormalizer.hash(query),
                     expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds)),
                 position: position, side: side, shown: items.filter { $0.team == .a }.map(\.id),
                 exhausted: side.total <= planner.counts(before: nextOffset).a)
         }
-        if secondary.degraded { Counter(label: "braid_gateway_degraded_pages_total").increment() }
+        if secondary.degraded { Counter(.gatewayDegradedPages).increment() }
         let interleaved = secondary.snapshot != nil
         // Team-draft pages are experiments; only their positions inside the list's credit
         // window (full rounds of both teams) are evidence, which the id carries.
@@ -146,13 +165,13 @@ public struct SearchService: Sendable {
         query: String, normalized: String, arm: InterleavingArm, position: Position, now: Date
     ) async throws(GatewayError) -> (SecondaryRanking, LiveSide) {
         let configuration = arm.configuration
-        let known = knownSecondaryRanking(arm: arm, query: normalized, pinned: position.pinned, now: now)
+        let known = knownSecondaryRanking(arm: arm, query: normalized, pin: position.pin, now: now)
         if let total = position.walk.exhaustedTotal {
             let secondary: SecondaryRanking
             if let known {
                 secondary = known
             } else {
-                secondary = try await secondaryRanking(arm: arm, query: normalized, pinned: position.pinned, now: now)
+                secondary = try await secondaryRanking(arm: arm, query: normalized, pin: position.pin, now: now)
             }
             return (secondary, LiveSide(hits: [], from: 0, total: total, mode: position.walk.mode))
         }
@@ -164,15 +183,14 @@ public struct SearchService: Sendable {
                 record = await readRecord(position.walk)
             } else {
                 async let reading = readRecord(position.walk)
-                secondary = try await secondaryRanking(arm: arm, query: normalized, pinned: position.pinned, now: now)
+                secondary = try await secondaryRanking(arm: arm, query: normalized, pin: position.pin, now: now)
                 record = await reading
             }
-            let documents = secondary.snapshot?.documents ?? []
-            let placed = documents.prefix(configuration.placedCount(bCount: documents.count)).map(\.id)
-            let open = openPlan(configuration, bCount: documents.count, position: position)
+            let placement = PagePlacement(configuration, snapshot: secondary.snapshot, position: position)
             let expiresAt = Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds)
             let side = try await recordedSide(
-                query: query, placed: placed, open: open.aRange, walk: position.walk, record: record, expiresAt: expiresAt)
+                query: query, placed: placement.placedIDs, open: placement.open.aRange, walk: position.walk, record: record,
+                expiresAt: expiresAt)
             return (secondary, side)
         }
 
@@ -188,7 +206,7 @@ public struct SearchService: Sendable {
             if let known {
                 secondary = known
             } else {
-                secondary = try await secondaryRanking(arm: arm, query: normalized, pinned: position.pinned, now: now)
+                secondary = try await secondaryRanking(arm: arm, query: normalized, pin: position.pin, now: now)
             }
             // A child task for the refresh only when there is one: an idle one still cost a
             // hand-over between threads on every page.
@@ -216,10 +234,27 @@ public struct SearchService: Sendable {
         var total: Int
     }
 
-    /// The open plan of a page for a snapshot of `bCount` documents: which range of A it asks for.
-    func openPlan(_ configuration: InterleavingConfiguration, bCount: Int, position: Position) -> PagePlan {
-        PagePlanner(configuration: configuration, bCount: bCount, aTotal: nil, seed: position.seed)
-            .plan(offset: position.offset, size: position.size)
+    /// What a page's cached side places, and where its live side goes: B's placed documents
+    /// (the snapshot's first m) and the page planned as if A were endless, whose A range is
+    /// what the live query asks for (excluding the placed documents).
+    struct PagePlacement {
+        let bCount: Int
+        let placed: ArraySlice<RankingSnapshot.Document>
+        let open: PagePlan
+
+        init(_ configuration: InterleavingConfiguration, snapshot: RankingSnapshot?, position: Position) {
+            self.init(configuration, documents: snapshot?.documents ?? [], position: position)
+        }
+
+        /// For a snapshot of `bCount` documents not read yet (its documents unknown).
+        init(_ configuration: InterleavingConfiguration, documents: [RankingSnapshot.Document], bCount: Int? = nil, position: Position) {
+            self.bCount = bCount ?? documents.count
+            placed = documents.prefix(configuration.placedCount(bCount: documents.count))
+            open = PagePlanner(configuration: configuration, bCount: self.bCount, aTotal: nil, seed: position.seed)
+                .plan(offset: position.offset, size: position.size)
+        }
+
+        var placedIDs: [String] { placed.map(\.id) }
     }
 
     /// Plans as if A were endless to learn which range of A to ask for (excluding B's placed
@@ -227,12 +262,10 @@ public struct SearchService: Sendable {
     func exactLive(
         query: String, normalized: String, secondary: SecondaryRanking, configuration: InterleavingConfiguration, position: Position
     ) async throws(GatewayError) -> LiveRange {
-        let documents = secondary.snapshot?.documents ?? []
-        let placed = documents.prefix(configuration.placedCount(bCount: documents.count)).map(\.id)
-        let open = openPlan(configuration, bCount: documents.count, position: position)
+        let placement = PagePlacement(configuration, snapshot: secondary.snapshot, position: position)
         let result = try await liveRange(
-            query: query, excluding: placed, range: open.aRange, vouched: vouchedGeneration(secondary, normalized: normalized))
-        return LiveRange(aRange: open.aRange, hits: result.hits, total: result.total)
+            query: query, excluding: placement.placedIDs, range: placement.open.aRange, vouched: vouchedGeneration(secondary, normalized: normalized))
+        return LiveRange(aRange: placement.open.aRange, hits: result.hits, total: result.total)
     }
 
     /// The match generation a page's snapshot was ranked in, when it ranked this very query:
@@ -263,16 +296,18 @@ public struct SearchService: Sendable {
     }
 
     /// B for a page when no I/O is needed to know it; nil when Redis must be asked.
-    func knownSecondaryRanking(arm: InterleavingArm, query: String, pinned: Cursor?, now: Date) -> SecondaryRanking? {
+    func knownSecondaryRanking(arm: InterleavingArm, query: String, pin: SnapshotPin, now: Date) -> SecondaryRanking? {
         guard arm.enabled else { return SecondaryRanking() }
-        if let pinned {
-            guard let version = pinned.snapshotVersion else { return SecondaryRanking() }
+        switch pin {
+        case .version(let version):
+            guard let version else { return SecondaryRanking() }
             return snapshots.knownPinned(ranking: arm.ranking, query: query, version: version)
                 .map { SecondaryRanking(snapshot: $0, pinnedVersion: version) }
-        }
-        return snapshots.knownCurrent(ranking: arm.ranking, query: query).map { snapshot in
-            let age = now.timeIntervalSince(snapshot.createdAt)
-            return SecondaryRanking(snapshot: snapshot, pinnedVersion: snapshot.version, stale: age > Double(arm.refreshAfterSeconds))
+        case .current:
+            return snapshots.knownCurrent(ranking: arm.ranking, query: query).map { snapshot in
+                let age = now.timeIntervalSince(snapshot.createdAt)
+                return SecondaryRanking(snapshot: snapshot, pinnedVersion: snapshot.version, stale: age > Double(arm.refreshAfterSeconds))
+            }
         }
     }
 
@@ -293,7 +328,7 @@ public struct SearchService: Sendable {
     /// window is more than ``maxColdWindow``.
     func coldWindow(arm: InterleavingArm, position: Position) -> Int? {
         let most = arm.configuration.placedCount(bCount: arm.snapshotSize)
-        let aRange = openPlan(arm.configuration, bCount: most, position: position).aRange
+        let aRange = PagePlacement(arm.configuration, documents: [], bCount: most, position: position).open.aRange
         let window = aRange.upperBound + min(most, max(aRange.count, Self.minimumColdSpare))
         return window <= min(Self.maxColdWindow, SearchRequest.maxSize) ? window : nil
     }
@@ -315,11 +350,10 @@ public struct SearchService: Sendable {
         query: String, normalized: String, arm: InterleavingArm, position: Position, window: Int, now: Date
     ) async throws(GatewayError) -> (SecondaryRanking, LiveRange) {
         async let prefixResult = liveResult(query: query, excluding: [], range: 0..<window)
-        let secondary = try await secondaryRanking(arm: arm, query: normalized, pinned: position.pinned, now: now)
+        let secondary = try await secondaryRanking(arm: arm, query: normalized, pin: position.pin, now: now)
         let configuration = arm.configuration
-        let documents = secondary.snapshot?.documents ?? []
-        let placed = documents.prefix(configuration.placedCount(bCount: documents.count)).map(\.id)
-        let open = openPlan(configuration, bCount: documents.count, position: position)
+        let placement = PagePlacement(configuration, snapshot: secondary.snapshot, position: position)
+        let (placed, open) = (placement.placedIDs, placement.open)
         let vouched = vouchedGeneration(secondary, normalized: normalized)
         // A count, when one is needed, runs in this task while the prefix runs in its child (a
         // child of its own only added hand-overs between threads); the refresh gets a child
@@ -396,15 +430,8 @@ public struct SearchService: Sendable {
                 ? WalkState(mode: .offset, id: 0, page: 1) : WalkState(mode: .recorded, id: UInt64.random(in: 0...UInt64.max), page: 1)
             return Position(offset: (parameters.page - 1) * parameters.perPage, size: parameters.perPage, seed: seed, pinned: nil, walk: walk)
         }
-        let cursor = try codec.decodeRequestCursor(text, now: now, lifetime: cursorTTLSeconds)
-        guard cursor.queryHash == QueryNormalizer.hash(query) else {
-            throw .badRequest("the cursor belongs to another query; pass the same q as on page 1", code: "cursor_mismatch")
-        }
-        guard cursor.configurationHash == arm.configurationHash else {
-            throw .badRequest(
-                "the cursor was made for another ranking or interleaving configuration; pass the same ranking and session as on page 1, or start again",
-                code: "cursor_mismatch")
-        }
+        let cursor = try cursors.search(
+            text, query: query, configurationHash: arm.configurationHash, perPage: parameters.perPageParameter, now: now)
         // A cursor from before walks were recorded, or one of a walk recorded by a gateway
         // with records on while this one has them off: paged by offset.
         var walk = cursor.walk ?? WalkState(mode: .offset, id: 0, page: 2)
@@ -415,10 +442,10 @@ public struct SearchService: Sendable {
         return Position(offset: cursor.offset, size: cursor.pageSize, seed: cursor.seed, pinned: cursor, walk: walk)
     }
 
-    func secondaryRanking(arm: InterleavingArm, query: String, pinned: Cursor?, now: Date) async throws(GatewayError) -> SecondaryRanking {
+    func secondaryRanking(arm: InterleavingArm, query: String, pin: SnapshotPin, now: Date) async throws(GatewayError) -> SecondaryRanking {
         guard arm.enabled else { return SecondaryRanking() }
-        if let pinned {
-            guard let version = pinned.snapshotVersion else { return SecondaryRanking() }  // a live-only session
+        if case .version(let pinned) = pin {
+            guard let version = pinned else { return SecondaryRanking() }  // a live-only session
             do {
                 let read = try await traceSnapshotRead(ranking: arm.ranking, pinned: version) {
                     try await snapshots.pinned(ranking: arm.ranking, query: query, version: version)

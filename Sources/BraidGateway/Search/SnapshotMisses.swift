@@ -1,4 +1,6 @@
+import BraidContracts
 import BraidCore
+import BraidObservability
 import BraidPrecompute
 import Foundation
 import Logging
@@ -32,7 +34,7 @@ public struct SnapshotMisses: Sendable {
     /// Traced as a `snapshot.miss.inline` span of the page (with the source query and the
     /// `redis.write` under it when this request is the one computing).
     public func computeInline(ranking: String, query: String) async throws {
-        Counter(label: "braid_gateway_snapshot_misses_total", dimensions: [("policy", "inline")]).increment()
+        Counter(.gatewaySnapshotMisses, dimensions: [("policy", "inline")]).increment()
         try await withSpan("snapshot.miss.inline") { span in
             span.attributes["braid.ranking"] = ranking
             try await flights.run("\(ranking)\u{0}\(query)") { [materializer] in
@@ -54,7 +56,7 @@ public struct SnapshotMisses: Sendable {
             guard try await requests.publish(PrecomputeRequest(body: .ranking(.init(ranking: ranking, query: query))), reason: reason) else {
                 return
             }
-            Counter(label: "braid_gateway_snapshot_requests_total", dimensions: [("reason", reason)]).increment()
+            Counter(.gatewaySnapshotRequests, dimensions: [("reason", reason)]).increment()
         } catch {
             logger.warning("could not request a snapshot", metadata: ["ranking": "\(ranking)", "reason": "\(reason)", "error": "\(error)"])
         }

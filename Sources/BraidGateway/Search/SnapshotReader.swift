@@ -1,4 +1,6 @@
+import BraidContracts
 import BraidCore
+import BraidObservability
 import BraidPrecompute
 import Metrics
 import Synchronization
@@ -63,15 +65,15 @@ public struct SnapshotReader: Sendable {
             case .held(let version):
                 pointers.remember(version, for: pointerKey)
                 if let held, held.version == version {
-                    Counter(label: "braid_gateway_near_cache_hits_total").increment()
+                    Counter(.gatewayNearCacheHits).increment()
                     return held.snapshot
                 }
                 held = nil  // not what was asked: read the documents this time
             case .read(let snapshot, let bytes):
                 pointers.remember(snapshot.version, for: pointerKey)
-                Counter(label: "braid_gateway_near_cache_misses_total").increment()
+                Counter(.gatewayNearCacheMisses).increment()
                 nearCache.insert(snapshot, bytes: bytes, for: Key(ranking: ranking, query: query, version: snapshot.version))
-                Gauge(label: "braid_gateway_near_cache_bytes").record(nearCache.bytes)
+                Gauge(.gatewayNearCacheBytes).record(nearCache.bytes)
                 return snapshot
             case .expired:
                 // The pointer moved on between a refresh's writes; it names a live version now.
@@ -91,7 +93,7 @@ public struct SnapshotReader: Sendable {
     /// One version when it is in the near-cache; nil when Redis must be asked.
     public func knownPinned(ranking: String, query: String, version: Int64) -> RankingSnapshot? {
         guard let snapshot = nearCache.value(for: Key(ranking: ranking, query: query, version: version)) else { return nil }
-        Counter(label: "braid_gateway_near_cache_hits_total").increment()
+        Counter(.gatewayNearCacheHits).increment()
         return snapshot
     }
 
@@ -99,13 +101,13 @@ public struct SnapshotReader: Sendable {
     public func pinned(ranking: String, query: String, version: Int64) async throws -> RankingSnapshot? {
         let key = Key(ranking: ranking, query: query, version: version)
         if let cached = nearCache.value(for: key) {
-            Counter(label: "braid_gateway_near_cache_hits_total").increment()
+            Counter(.gatewayNearCacheHits).increment()
             return cached
         }
-        Counter(label: "braid_gateway_near_cache_misses_total").increment()
+        Counter(.gatewayNearCacheMisses).increment()
         guard let stored = try await store.storedSnapshot(ranking: ranking, query: query, version: version) else { return nil }
         nearCache.insert(stored.snapshot, bytes: stored.bytes, for: key)
-        Gauge(label: "braid_gateway_near_cache_bytes").record(nearCache.bytes)
+        Gauge(.gatewayNearCacheBytes).record(nearCache.bytes)
         return stored.snapshot
     }
 }

@@ -2,6 +2,16 @@ import Foundation
 import Metrics
 import Synchronization
 
+/// The Kafka client's metrics, by Prometheus name.
+public enum KafkaMetricName: String, CaseIterable, Sendable {
+    case queuedMessages = "braid_kafka_queued_messages"
+    case transmittedMessages = "braid_kafka_transmitted_messages_total"
+    case receivedMessages = "braid_kafka_received_messages_total"
+    case transmittedBytes = "braid_kafka_transmitted_bytes_total"
+    case receivedBytes = "braid_kafka_received_bytes_total"
+    case consumerLag = "braid_kafka_consumer_lag"
+}
+
 /// Turns librdkafka statistics into swift-metrics: gauges for queue depth and consumer lag,
 /// counters (fed with the growth since the previous document) for messages and bytes.
 final class KafkaStatisticsRecorder: Sendable {
@@ -16,11 +26,11 @@ final class KafkaStatisticsRecorder: Sendable {
     init(client: String) {
         let dimensions = [("client", client)]
         self.client = client
-        queued = Gauge(label: "braid_kafka_queued_messages", dimensions: dimensions)
-        transmittedMessages = Counter(label: "braid_kafka_transmitted_messages_total", dimensions: dimensions)
-        receivedMessages = Counter(label: "braid_kafka_received_messages_total", dimensions: dimensions)
-        transmittedBytes = Counter(label: "braid_kafka_transmitted_bytes_total", dimensions: dimensions)
-        receivedBytes = Counter(label: "braid_kafka_received_bytes_total", dimensions: dimensions)
+        queued = Gauge(label: KafkaMetricName.queuedMessages.rawValue, dimensions: dimensions)
+        transmittedMessages = Counter(label: KafkaMetricName.transmittedMessages.rawValue, dimensions: dimensions)
+        receivedMessages = Counter(label: KafkaMetricName.receivedMessages.rawValue, dimensions: dimensions)
+        transmittedBytes = Counter(label: KafkaMetricName.transmittedBytes.rawValue, dimensions: dimensions)
+        receivedBytes = Counter(label: KafkaMetricName.receivedBytes.rawValue, dimensions: dimensions)
     }
 
     /// The most recent statistics document, parsed.
@@ -40,7 +50,7 @@ final class KafkaStatisticsRecorder: Sendable {
         receivedBytes.increment(by: Self.growth(stats.receivedBytes, last?.receivedBytes))
         for (partition, lag) in stats.consumerLag {
             Gauge(
-                label: "braid_kafka_consumer_lag",
+                label: KafkaMetricName.consumerLag.rawValue,
                 dimensions: [("client", client), ("topic", partition.topic), ("partition", String(partition.partition))]
             ).record(lag)
         }

@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidCore
 import BraidSources
 import Foundation

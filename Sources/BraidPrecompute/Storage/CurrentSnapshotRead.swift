@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidCore
 
 /// What one read of a ranking's current snapshot found

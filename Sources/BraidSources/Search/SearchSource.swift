@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidCore
 
 /// A live search backend: the ranking A of a page, computed per request.

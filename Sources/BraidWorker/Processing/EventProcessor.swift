@@ -1,4 +1,7 @@
+import BraidContracts
 import BraidCore
+import BraidExperiments
+import BraidObservability
 import BraidPrecompute
 import Foundation
 import Metrics
@@ -21,7 +24,7 @@ public struct EventProcessor: MessageProcessor {
         }
         do {
             let credit = try await store.apply(event)
-            Counter(label: "braid_worker_events_total", dimensions: [("outcome", credit.rawValue)]).increment()
+            Counter(.workerEvents, dimensions: [("outcome", credit.rawValue)]).increment()
             return (event.type.rawValue, credit == .credited ? .written(documents: 1) : .stale)
         } catch {
             throw ProcessingFailure.classify(error)

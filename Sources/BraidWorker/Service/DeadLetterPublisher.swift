@@ -1,3 +1,4 @@
+import BraidContracts
 import BraidKafka
 import Foundation
 
@@ -5,18 +6,6 @@ import Foundation
 /// why and where from in headers, so a person can read the reason and replay them later
 /// (`braid ops dlq replay`).
 public struct DeadLetterPublisher: Sendable {
-    /// Header names on dead-lettered messages.
-    public enum Header {
-        /// Why the request was dead-lettered (UTF-8 text).
-        public static let reason = "braid-dlq-reason"
-        /// `<topic>/<partition>/<offset>` of the original message.
-        public static let source = "braid-dlq-source"
-        /// Processing attempts made.
-        public static let attempts = "braid-dlq-attempts"
-        /// RFC 3339 time of dead-lettering.
-        public static let failedAt = "braid-dlq-failed-at"
-    }
-
     /// Longest reason kept in a header: reasons quote input, which may be huge or hostile.
     static let maxReasonBytes = 1024
 
@@ -36,11 +25,11 @@ public struct DeadLetterPublisher: Sendable {
 
     /// The dead letter of a message: same key and value, the original headers, and ours.
     static func deadLetter(of message: KafkaConsumerMessage, topic: String, reason: String, attempts: Int, at time: Date) -> KafkaProducerMessage {
-        let headers = message.headers.filter { !$0.name.hasPrefix("braid-dlq-") } + [
-            KafkaHeader(name: Header.reason, value: Array(truncated(reason).utf8)),
-            KafkaHeader(name: Header.source, value: Array("\(message.topic)/\(message.partition)/\(message.offset)".utf8)),
-            KafkaHeader(name: Header.attempts, value: Array(String(attempts).utf8)),
-            KafkaHeader(name: Header.failedAt, value: Array(time.formatted(.iso8601).utf8)),
+        let headers = message.headers.filter { !$0.name.hasPrefix(DeadLetterHeader.prefix) } + [
+            KafkaHeader(name: DeadLetterHeader.reason, value: Array(truncated(reason).utf8)),
+            KafkaHeader(name: DeadLetterHeader.source, value: Array("\(message.topic)/\(message.partition)/\(message.offset)".utf8)),
+            KafkaHeader(name: DeadLetterHeader.attempts, value: Array(String(attempts).utf8)),
+            KafkaHeader(name: DeadLetterHeader.failedAt, value: Array(time.formatted(.iso8601).utf8)),
         ]
         return KafkaProducerMessage(topic: topic, key: message.key, value: message.value, headers: headers)
     }

@@ -1,6 +1,7 @@
 import BraidCore
 import BraidPrecompute
 import BraidRedis
+import BraidContracts
 
 extension PrecomputeStore {
     /// How long dead-letter markers are kept: longer than any redelivery takes.

@@ -1,3 +1,4 @@
+import BraidTestSupport
 import BraidKafka
 import Logging
 import Synchronization
@@ -50,18 +51,18 @@ struct MockClusterConsumerGroupTests {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await Self.consume(survivor, as: 0, into: ledger) }
             tasks.addTask { try await Self.consume(leaver, as: 1, into: ledger) }
-            try await KafkaTest.eventually("two partitions each", within: 120) {
+            try await eventually("two partitions each", within: .seconds(120)) {
                 survivor.assignment.count == 2 && leaver.assignment.count == 2
             }
             try await Self.produce(0..<200, to: topic, partitions: 4, on: cluster)
-            try await KafkaTest.eventually("200 messages processed", within: 120) { ledger.distinctCount == 200 }
+            try await eventually("200 messages processed", within: .seconds(120)) { ledger.distinctCount == 200 }
             #expect(ledger.values(of: 0).count == 100 && ledger.values(of: 1).count == 100)
 
             let eventsBeforeLeaving = ledger.events(of: 0).count
             await leaver.close()
-            try await KafkaTest.eventually("the survivor owning all four partitions", within: 120) { survivor.assignment.count == 4 }
+            try await eventually("the survivor owning all four partitions", within: .seconds(120)) { survivor.assignment.count == 4 }
             try await Self.produce(200..<300, to: topic, partitions: 4, on: cluster)
-            try await KafkaTest.eventually("300 messages processed", within: 120) { ledger.distinctCount == 300 }
+            try await eventually("300 messages processed", within: .seconds(120)) { ledger.distinctCount == 300 }
             await survivor.close()
             try await tasks.waitForAll()
             // Between the leave and the survivor's own close (its last event).
@@ -104,7 +105,7 @@ struct MockClusterConsumerGroupTests {
             await first.close()
             closed.store(true, ordering: .relaxed)
         }
-        try await KafkaTest.eventually("the revocation to begin", within: 120) { !first.isCurrent(inFlight) }
+        try await eventually("the revocation to begin", within: .seconds(120)) { !first.isCurrent(inFlight) }
         try await Task.sleep(for: .milliseconds(200))
         let closedEarly = closed.load(ordering: .relaxed)
         #expect(!closedEarly, "the revocation waits for the handed-out message")
@@ -163,7 +164,7 @@ struct MockClusterConsumerGroupTests {
         var iterator = consumer.messages.makeAsyncIterator()
         let slow = try #require(try await iterator.next())
         let closing = Task { await consumer.close() }
-        try await KafkaTest.eventually("the revocation to begin", within: 120) { !consumer.isCurrent(slow) }
+        try await eventually("the revocation to begin", within: .seconds(120)) { !consumer.isCurrent(slow) }
         try await Task.sleep(for: .seconds(3))  // twice the session timeout
         try consumer.storeOffset(slow)  // within the revocation timeout: the revocation takes it
         await closing.value

@@ -1,4 +1,5 @@
 @testable import BraidRedis
+import BraidTestSupport
 import NIOCore
 import Synchronization
 import Testing
@@ -30,17 +31,6 @@ struct ClusterRoutingTests {
             }
         }
     }
-
-    /// Polls `condition` for up to two minutes: in the fast tier every test runs at once, and
-    /// on a busy machine a task can wait tens of seconds for a thread.
-    static func eventually(_ what: Comment, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(120)
-        while !condition() {
-            try #require(ContinuousClock.now < deadline, "not within 120 s: \(what)")
-            try await Task.sleep(for: .milliseconds(5))
-        }
-    }
-
     @Test func readsTheMapFromASeedAndSendsEachKeyToItsSlotsPrimary() async throws {
         let cluster = Self.twoPrimaries()
         cluster.serve(Self.a, Self.values(of: Self.a))
@@ -93,7 +83,7 @@ struct ClusterRoutingTests {
         let error = await #expect(throws: RedisConnectionError.self) {
             try await redis.withClient(ScriptedCluster.configuration(seeds: [Self.a]), connected: false) { client in
                 // The first answer has been read once a second query comes.
-                try await Self.eventually("two slot-map queries") { redis.count(["CLUSTER", "SHARDS"]) >= 2 }
+                try await eventually("two slot-map queries") { redis.count(["CLUSTER", "SHARDS"]) >= 2 }
                 try await client.waitUntilConnected(timeout: .milliseconds(100))
             }
         }
@@ -116,7 +106,7 @@ struct ClusterRoutingTests {
 
             #expect(try await redis.getString(key) == "\(key)@7001")
             #expect(redis.node(forKey: key) == Self.b, "routed to the new owner at once")
-            try await Self.eventually("a map refresh after MOVED") { cluster.redis.count(["CLUSTER", "SHARDS"]) > refreshesBefore }
+            try await eventually("a map refresh after MOVED") { cluster.redis.count(["CLUSTER", "SHARDS"]) > refreshesBefore }
             // The next command for the slot goes straight to B.
             #expect(try await redis.getString(key) == "\(key)@7001")
         }
@@ -244,7 +234,7 @@ struct ClusterRoutingTests {
             let error = await #expect(throws: RedisConnectionError.self) { _ = try await redis.get("k") }
             #expect(error?.kind == .unavailable)
             #expect(error?.message.contains("CLUSTERDOWN") == true)
-            try await Self.eventually("a map refresh after CLUSTERDOWN") { cluster.redis.count(["CLUSTER", "SHARDS"]) > before }
+            try await eventually("a map refresh after CLUSTERDOWN") { cluster.redis.count(["CLUSTER", "SHARDS"]) > before }
         }
         #expect(cluster.redis.count(["GET"]) == 1, "not retried")
     }

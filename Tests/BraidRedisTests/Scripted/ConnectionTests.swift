@@ -1,3 +1,4 @@
+import BraidTestSupport
 import BraidCore
 @testable import BraidRedis
 import NIOCore
@@ -20,17 +21,6 @@ struct ConnectionTests {
             commandTimeout: commandTimeout, connectTimeout: .milliseconds(500),
             reconnectBackoff: .init(initial: .milliseconds(5), maximum: .milliseconds(20)))
     }
-
-    /// Polls `condition` for up to two minutes: in the fast tier every test runs at once, and
-    /// on a busy machine a task can wait tens of seconds for a thread.
-    static func eventually(_ what: Comment, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(120)
-        while !condition() {
-            try #require(ContinuousClock.now < deadline, "not within 120 s: \(what)")
-            try await Task.sleep(for: .milliseconds(5))
-        }
-    }
-
     @Test func setUpAuthenticatesAndSelectsTheDatabaseBeforeAnyCommand() async throws {
         let redis = ScriptedRedis()
         redis.serve(Self.node) { command, _ in
@@ -54,7 +44,7 @@ struct ConnectionTests {
         }
         let error = await #expect(throws: RedisConnectionError.self) {
             try await redis.withClient(Self.configuration(password: "wrong"), connected: false) { client in
-                try await Self.eventually("a second attempt") { redis.count(["AUTH"]) >= 2 }
+                try await eventually("a second attempt") { redis.count(["AUTH"]) >= 2 }
                 try await client.waitUntilConnected(timeout: .milliseconds(100))
             }
         }
@@ -98,13 +88,13 @@ struct ConnectionTests {
         try await redis.withClient(Self.configuration(commandTimeout: .seconds(30))) { client in
             let first = try #require(redis.channels(to: Self.node).first)
             let waiting = Task { try await client.get("never answered") }
-            try await Self.eventually("the GET reached the node") { redis.count(["GET"]) == 1 }
+            try await eventually("the GET reached the node") { redis.count(["GET"]) == 1 }
             // 30 s of the connection's clock pass in no time.
             await first.testingEventLoop.advanceTime(by: .seconds(30))
             let error = await #expect(throws: RedisConnectionError.self) { _ = try await waiting.value }
             #expect(error?.kind == .timeout)
             #expect(!first.isActive, "the timed-out connection is closed")
-            try await Self.eventually("a new connection") { redis.channels(to: Self.node).count == 2 }
+            try await eventually("a new connection") { redis.channels(to: Self.node).count == 2 }
             try await client.waitUntilConnected(timeout: .seconds(120))
             #expect(try await client.send(["ECHO", "fresh"]).string == "fresh")
         }
@@ -126,11 +116,11 @@ struct ConnectionTests {
             }
         }
         try await redis.withClient(Self.configuration(commandTimeout: .seconds(30), poolSize: 2)) { client in
-            try await Self.eventually("both connections up") { redis.channels(to: Self.node).filter(\.isActive).count == 2 }
+            try await eventually("both connections up") { redis.channels(to: Self.node).filter(\.isActive).count == 2 }
             #expect(try await client.send(["ECHO", "before"]).string == "before")
             answering.withLock { $0 = false }
             let waiting = Task { try await client.get("never answered") }
-            try await Self.eventually("the GET reached the node") { redis.count(["GET"]) == 1 }
+            try await eventually("the GET reached the node") { redis.count(["GET"]) == 1 }
             for channel in redis.channels(to: Self.node) { await channel.testingEventLoop.advanceTime(by: .seconds(30)) }
             let timeout = await #expect(throws: RedisConnectionError.self) { _ = try await waiting.value }
             #expect(timeout?.kind == .timeout)

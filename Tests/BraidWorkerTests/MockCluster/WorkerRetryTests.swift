@@ -1,3 +1,5 @@
+import BraidTestSupport
+import BraidContracts
 import BraidCore
 import BraidKafka
 import BraidPrecompute
@@ -60,14 +62,14 @@ struct WorkerRetryTests {
     }
 
     /// A worker on `requests`, dead-lettering to `dlq`.
-    static func worker(_ cluster: MockKafkaCluster, processor: ScriptedProcessor, configuration: PrecomputeWorker.Configuration) throws
+    static func worker(_ cluster: KafkaMockCluster, processor: ScriptedProcessor, configuration: PrecomputeWorker.Configuration) throws
         -> (PrecomputeWorker, KafkaProducer)
     {
         let producer = try KafkaProducer(configuration: cluster.producerConfiguration(), logger: quiet)
         // Never run, so every command fails at once as unavailable.
         let unreachable = RedisClient(configuration: RedisConfiguration(host: "127.0.0.1", port: 1))
         let worker = try PrecomputeWorker(
-            consumer: cluster.consumerConfiguration(topic: "requests", group: "workers"),
+            consumer: cluster.consumerConfiguration(topic: "requests", group: "workers", session: .seconds(30)),
             deadLetters: DeadLetterPublisher(producer: producer, topic: "dlq"), processor: processor,
             store: PrecomputeStore(redis: unreachable, keys: CacheKeys(prefix: "test")), configuration: configuration, logger: quiet)
         return (worker, producer)
@@ -76,7 +78,7 @@ struct WorkerRetryTests {
     /// Runs a worker until `body` returns (or fails), then shuts it down gracefully:
     /// finishing, committing, leaving the group.
     static func withWorker(
-        _ cluster: MockKafkaCluster, processor: ScriptedProcessor, configuration: PrecomputeWorker.Configuration,
+        _ cluster: KafkaMockCluster, processor: ScriptedProcessor, configuration: PrecomputeWorker.Configuration,
         _ body: () async throws -> Void
     ) async throws {
         let (worker, producer) = try Self.worker(cluster, processor: processor, configuration: configuration)
@@ -95,8 +97,8 @@ struct WorkerRetryTests {
         }
     }
 
-    static func setUp(_ values: [String]) async throws -> MockKafkaCluster {
-        let cluster = try MockKafkaCluster()
+    static func setUp(_ values: [String]) async throws -> KafkaMockCluster {
+        let cluster = try KafkaMockCluster(initialRebalanceDelay: .milliseconds(50))
         try cluster.createTopic("requests", partitions: 2)
         try cluster.createTopic("dlq", partitions: 1)
         let producer = try KafkaProducer(configuration: cluster.producerConfiguration(), logger: quiet)
@@ -109,13 +111,13 @@ struct WorkerRetryTests {
     }
 
     /// The dead letters, read back from the topic with their headers.
-    static func deadLetters(_ cluster: MockKafkaCluster, expecting count: Int) async throws -> [KafkaConsumerMessage] {
+    static func deadLetters(_ cluster: KafkaMockCluster, expecting count: Int) async throws -> [KafkaConsumerMessage] {
         guard count > 0 else {
             let lag = try await KafkaAdmin(brokers: cluster.brokers, timeoutMilliseconds: 5_000, logger: quiet).lag(group: "reader", topic: "dlq")
             #expect(lag.map(\.highWatermark).reduce(0, +) == 0, "nothing dead-lettered")
             return []
         }
-        let reader = try KafkaConsumer(configuration: cluster.consumerConfiguration(topic: "dlq", group: "dlq-reader"), logger: quiet)
+        let reader = try KafkaConsumer(configuration: cluster.consumerConfiguration(topic: "dlq", group: "dlq-reader", session: .seconds(30)), logger: quiet)
         let letters = Mutex<[KafkaConsumerMessage]>([])
         let reading = Task {
             for try await message in reader.messages {
@@ -124,7 +126,7 @@ struct WorkerRetryTests {
                 if letters.withLock({ $0.count }) == count { break }
             }
         }
-        try await Self.eventually("\(count) dead letter(s)") { letters.withLock { $0.count } == count }
+        try await eventually("\(count) dead letter(s)") { letters.withLock { $0.count } == count }
         reading.cancel()
         await reader.close()
         return letters.withLock { $0 }
@@ -135,21 +137,11 @@ struct WorkerRetryTests {
     }
 
     /// Nothing left to process: the group committed every request.
-    static func expectAllCommitted(_ cluster: MockKafkaCluster, _ count: Int) async throws {
+    static func expectAllCommitted(_ cluster: KafkaMockCluster, _ count: Int) async throws {
         let lag = try await KafkaAdmin(brokers: cluster.brokers, timeoutMilliseconds: 5_000, logger: quiet).lag(group: "workers", topic: "requests")
         #expect(lag.map(\.lag).reduce(0, +) == 0, "\(lag)")
         #expect(lag.compactMap(\.committed).reduce(0, +) == Int64(count))
     }
-
-    /// Polls `condition` (generously: the fast tier runs everything at once on a shared machine).
-    static func eventually(_ what: Comment, within seconds: Int = 120, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while !condition() {
-            try #require(ContinuousClock.now < deadline, "not within \(seconds) s: \(what)")
-            try await Task.sleep(for: .milliseconds(10))
-        }
-    }
-
     @Test func aTransientFailureIsRetriedWithGrowingPausesAndThenSucceeds() async throws {
         let cluster = try await Self.setUp(["flaky", "fine"])
         let processor = ScriptedProcessor { value, attempt, _ in
@@ -158,7 +150,7 @@ struct WorkerRetryTests {
         let configuration = PrecomputeWorker.Configuration(
             retry: RetryPolicy(maxAttempts: 5, initialBackoff: .milliseconds(40), maximumBackoff: .seconds(1)))
         try await Self.withWorker(cluster, processor: processor, configuration: configuration) {
-            try await Self.eventually("both processed") { processor.successes == ["flaky", "fine"] }
+            try await eventually("both processed") { processor.successes == ["flaky", "fine"] }
         }
         let attempts = processor.attempts(of: "flaky")
         #expect(attempts[1] - attempts[0] >= .milliseconds(40))
@@ -174,13 +166,13 @@ struct WorkerRetryTests {
         let configuration = PrecomputeWorker.Configuration(
             retry: RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(20)))
         try await Self.withWorker(cluster, processor: processor, configuration: configuration) {
-            try await Self.eventually("the attempts used up") { processor.attempts(of: "doomed").count == 3 && processor.successes == ["fine"] }
+            try await eventually("the attempts used up") { processor.attempts(of: "doomed").count == 3 && processor.successes == ["fine"] }
             let letters = try await Self.deadLetters(cluster, expecting: 1)
             let letter = try #require(letters.first)
             #expect(letter.valueString == "doomed" && letter.keyString == "doomed", "the request, unchanged")
-            #expect(Self.header(DeadLetterPublisher.Header.attempts, of: letter) == "3")
-            #expect(Self.header(DeadLetterPublisher.Header.reason, of: letter) == "the cache key is locked")
-            #expect(Self.header(DeadLetterPublisher.Header.source, of: letter)?.hasPrefix("requests/") == true)
+            #expect(Self.header(DeadLetterHeader.attempts, of: letter) == "3")
+            #expect(Self.header(DeadLetterHeader.reason, of: letter) == "the cache key is locked")
+            #expect(Self.header(DeadLetterHeader.source, of: letter)?.hasPrefix("requests/") == true)
         }
         #expect(processor.attempts(of: "doomed").count == 3, "no attempt after the dead letter")
         try await Self.expectAllCommitted(cluster, 2)
@@ -191,8 +183,8 @@ struct WorkerRetryTests {
         let processor = ScriptedProcessor { _, _, _ in .permanent("invalid request: no body") }
         try await Self.withWorker(cluster, processor: processor, configuration: .init()) {
             let letter = try #require(try await Self.deadLetters(cluster, expecting: 1).first)
-            #expect(Self.header(DeadLetterPublisher.Header.attempts, of: letter) == "1")
-            #expect(Self.header(DeadLetterPublisher.Header.reason, of: letter) == "invalid request: no body")
+            #expect(Self.header(DeadLetterHeader.attempts, of: letter) == "1")
+            #expect(Self.header(DeadLetterHeader.reason, of: letter) == "invalid request: no body")
         }
         #expect(processor.attempts(of: "invalid").count == 1)
         try await Self.expectAllCommitted(cluster, 1)
@@ -210,13 +202,13 @@ struct WorkerRetryTests {
             concurrency: 2, retry: RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(10)),
             pauseAfterFailures: 2, probe: Backoff(initial: .milliseconds(50), maximum: .milliseconds(100)))
         try await Self.withWorker(cluster, processor: processor, configuration: configuration) {
-            try await Self.eventually("probes while down") { processor.probeCount >= 3 }
+            try await eventually("probes while down") { processor.probeCount >= 3 }
             let attemptsWhileDown = processor.totalAttempts
             try await Task.sleep(for: .milliseconds(300))
             #expect(processor.totalAttempts == attemptsWhileDown, "paused: no attempts while the source is down")
             #expect(attemptsWhileDown <= 4, "the outage was noticed after a few failures: \(attemptsWhileDown)")
             processor.down.store(false, ordering: .relaxed)
-            try await Self.eventually("everything processed after the outage") { processor.successes == Set(values) }
+            try await eventually("everything processed after the outage") { processor.successes == Set(values) }
         }
         _ = try await Self.deadLetters(cluster, expecting: 0)
         try await Self.expectAllCommitted(cluster, values.count)
@@ -232,14 +224,14 @@ struct WorkerRetryTests {
             concurrency: 2, pauseAfterFailures: 1, probe: Backoff(initial: .milliseconds(50), maximum: .milliseconds(100)))
         let (worker, producer) = try Self.worker(cluster, processor: processor, configuration: configuration)
         let running = Task { try await worker.run() }
-        try await Self.eventually("an outage under way") { processor.probeCount >= 2 }
+        try await eventually("an outage under way") { processor.probeCount >= 2 }
         running.cancel()
         let returned = Atomic<Bool>(false)
         Task {
             _ = try? await running.value
             returned.store(true, ordering: .relaxed)
         }
-        try await Self.eventually("run() returning after cancellation") { returned.load(ordering: .relaxed) }
+        try await eventually("run() returning after cancellation") { returned.load(ordering: .relaxed) }
         await producer.shutdown()
         _ = try await Self.deadLetters(cluster, expecting: 0)
     }

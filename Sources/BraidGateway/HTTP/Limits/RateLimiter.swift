@@ -1,4 +1,6 @@
+import BraidContracts
 import BraidCore
+import BraidObservability
 import HTTPTypes
 import Hummingbird
 import Metrics
@@ -48,14 +50,14 @@ public final class RateLimiter: Sendable {
         case .address(let address): result = addresses.withLock { ($0.take(Self.key(address: address), now: now), $0.count) }
         }
         let (decision, tracked) = result
-        Gauge(label: "braid_gateway_rate_limit_callers", dimensions: [("kind", caller.kind)]).record(tracked)
+        Gauge(.gatewayRateLimitCallers, dimensions: [("kind", caller.kind)]).record(tracked)
         switch decision {
         case .admitted:
             return
         case .untracked:
-            Counter(label: "braid_gateway_rate_limit_untracked_total", dimensions: [("kind", caller.kind)]).increment()
+            Counter(.gatewayRateLimitUntracked, dimensions: [("kind", caller.kind)]).increment()
         case .rejected(let retryAfter):
-            Counter(label: "braid_gateway_rate_limit_rejections_total", dimensions: [("kind", caller.kind)]).increment()
+            Counter(.gatewayRateLimitRejections, dimensions: [("kind", caller.kind)]).increment()
             let seconds = max(1, Int(retryAfter.rounded(.up)))
             throw GatewayError(
                 .tooManyRequests, code: "rate_limited", "too many requests from this \(caller.kind == "identity" ? "user" : "address"); retry after \(seconds) s",

@@ -1,3 +1,5 @@
+import BraidContracts
+import BraidObservability
 import Logging
 import Metrics
 import NIOCore
@@ -84,7 +86,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
             timer = nil
         case .close(let deadline):
             timer = nil
-            Counter(label: "braid_http_connections_timed_out_total", dimensions: [("phase", deadline.rawValue)]).increment()
+            Counter(.httpConnectionsTimedOut, dimensions: [("phase", deadline.rawValue)]).increment()
             context.close(promise: nil)
         }
     }

@@ -1,3 +1,5 @@
+import BraidContracts
+import BraidObservability
 import Foundation
 import Metrics
 import NIOCore
@@ -65,7 +67,7 @@ final class RequestFraming: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func refuse(_ refusal: RequestFramingState.Refusal, context: ChannelHandlerContext) {
-        Counter(label: "braid_http_requests_refused_total", dimensions: [("reason", refusal.code)]).increment()
+        Counter(.httpRequestsRefused, dimensions: [("reason", refusal.code)]).increment()
         let body = ByteBuffer(string: #"{"error":{"code":"\#(refusal.code)","message":"\#(refusal.message)"}}"#)
         var headers = HTTPHeaders()
         headers.add(name: "content-type", value: "application/json")

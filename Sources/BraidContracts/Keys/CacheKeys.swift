@@ -1,0 +1,108 @@
+import BraidCore
+
+/// The Redis key schema. Every key of one ranking (or one component) carries the same hash
+/// tag `{…}`, so on Redis Cluster they share a slot and one Lua script may touch them all.
+///
+/// - `<prefix>:{rank:<ranking>:<qdigest>}:cur` — current snapshot version (decimal)
+/// - `<prefix>:{rank:<ranking>:<qdigest>}:v:<version>` — one immutable snapshot
+/// - `<prefix>:{rank:<ranking>:<qdigest>}:refresh` — refresh-ahead deduplication marker
+/// - `<prefix>:{comp:<feed>:<type>:<sdigest>}:content` — a component's content (hash)
+/// - `<prefix>:{comp:<feed>:<type>:<sdigest>}:requested` — materialize-request deduplication marker
+/// - `<prefix>:{exp:<experiment>}:…` — team-draft aggregation of one experiment
+/// - `<prefix>:{walk:<id>}` — the record of one cursor walk (``WalkRecord``; hash), its own slot
+/// - `<prefix>:{dlq}:<topic>:<partition>:<offset>` — a request message already dead-lettered
+/// - `<prefix>:{dlq-replay}:<topic>:<partition>:<offset>` — a dead letter already replayed
+public struct CacheKeys: Sendable, Hashable {
+    public let prefix: String
+
+    public init(prefix: String = "braid") {
+        self.prefix = prefix
+    }
+
+    /// The keys of one ranking for one query. `query` is normalised here, so callers cannot
+    /// forget to.
+    public func ranking(_ ranking: String, query: String) -> RankingKeys {
+        RankingKeys(base: "\(prefix):{\(Self.rankingTag(ranking, query: query))}")
+    }
+
+    public func component(feed: String, type: ComponentType, scope: ComponentScope) -> String {
+        "\(prefix):{\(Self.componentTag(feed: feed, type: type, scope: scope))}:content"
+    }
+
+    /// Set while a materialize request for this component is outstanding (deduplication).
+    public func componentRequestMarker(feed: String, type: ComponentType, scope: ComponentScope) -> String {
+        "\(prefix):{\(Self.componentTag(feed: feed, type: type, scope: scope))}:requested"
+    }
+
+    /// The hash tag of a ranking's keys (without braces), also the Kafka key of its requests.
+    public static func rankingTag(_ ranking: String, query: String) -> String {
+        "rank:\(ranking):\(QueryNormalizer.keyDigest(QueryNormalizer.normalize(query)))"
+    }
+
+    /// The hash tag of a component's keys (without braces), also the Kafka key of its requests.
+    public static func componentTag(feed: String, type: ComponentType, scope: ComponentScope) -> String {
+        "comp:\(feed):\(type.rawValue):\(QueryNormalizer.keyDigest(scope.canonical))"
+    }
+
+    /// The marker that deduplicates publishing `request`: the ranking's refresh marker, or
+    /// the component's request marker. Set while such a request is outstanding.
+    public func requestMarker(for request: PrecomputeRequest) -> String {
+        switch request.body {
+        case .ranking(let target): ranking(target.ranking, query: target.query).refreshMarker
+        case .component(let target): componentRequestMarker(feed: target.feed, type: target.type, scope: target.scope)
+        }
+    }
+
+    /// Marks a request message as dead-lettered, so a redelivery after a crash does not
+    /// dead-letter it twice.
+    public func deadLetterMarker(topic: String, partition: Int32, offset: Int64) -> String {
+        "\(prefix):{dlq}:\(topic):\(partition):\(offset)"
+    }
+
+    /// Marks a dead letter (by its place in the dead-letter topic) as replayed, so a second
+    /// `braid ops dlq replay` over the same letters publishes nothing twice. One hash tag for
+    /// all, so they can be read with one MGET on Redis Cluster too.
+    public func replayMarker(topic: String, partition: Int32, offset: Int64) -> String {
+        "\(prefix):{dlq-replay}:\(topic):\(partition):\(offset)"
+    }
+
+    /// The record of the walk `id` (``WalkState/idText``): a hash, alone in its slot.
+    public func walk(_ id: UInt64) -> String {
+        "\(prefix):{walk:\(WalkState(mode: .recorded, id: id, page: 1).idText)}"
+    }
+
+    public func experiment(_ experiment: String) -> ExperimentKeys {
+        ExperimentKeys(base: "\(prefix):{exp:\(experiment)}")
+    }
+
+    public struct RankingKeys: Sendable, Hashable {
+        let base: String
+        public var pointer: String { "\(base):cur" }
+        public var versionPrefix: String { "\(base):v:" }
+        public func version(_ version: Int64) -> String { "\(versionPrefix)\(version)" }
+        public var refreshMarker: String { "\(base):refresh" }
+    }
+
+    public struct ExperimentKeys: Sendable, Hashable {
+        let base: String
+        /// Hash of counters: impressions, teams, wins_a, wins_b, ties (teams 0 and 1), and
+        /// `<i>-<j>:first`, `:second`, `:ties` for the other pairs of a multileave; what was not
+        /// credited: `duplicates`, `late`, and `rejected:<reason>` (counted by the gateway).
+        public var counters: String { "\(base):counters" }
+        /// Per-impression state (clicks per team so far).
+        public func impression(_ id: String) -> String { "\(base):imp:\(id)" }
+        /// Positions of an impression already clicked (a repeated click counts once).
+        public func clickedPositions(_ id: String) -> String { "\(base):imp:\(id):clicks" }
+    }
+}
+
+extension PrecomputeRequest {
+    /// The Kafka message key of this request: the hash tag of the keys it writes. Requests
+    /// for one cache key therefore share a partition and are processed in order by one worker.
+    public var messageKey: String {
+        switch body {
+        case .ranking(let target): CacheKeys.rankingTag(target.ranking, query: target.query)
+        case .component(let target): CacheKeys.componentTag(feed: target.feed, type: target.type, scope: target.scope)
+        }
+    }
+}

@@ -1,0 +1,40 @@
+/// Every metric the gateway, the worker and their HTTP listeners export, by its Prometheus name.
+/// Written once here: code records them through these cases (BraidObservability's `Counter(_:)`,
+/// `Gauge(_:)` and `Timer(_:)`), tools read them back by the same cases, and `DashboardTests`
+/// checks the Grafana dashboard against `allCases`. The Kafka client's own metrics are
+/// BraidKafka's (`KafkaMetricName`).
+public enum MetricName: String, CaseIterable, Sendable {
+    case gatewayAdmission = "braid_gateway_admission_total"
+    case gatewayBroadSearchesTurnedAway = "braid_gateway_broad_searches_turned_away_total"
+    case gatewayComponentCacheHits = "braid_gateway_component_cache_hits_total"
+    case gatewayComponentCacheMisses = "braid_gateway_component_cache_misses_total"
+    case gatewayComponentNearCacheBytes = "braid_gateway_component_near_cache_bytes"
+    case gatewayComponentRequests = "braid_gateway_component_requests_total"
+    case gatewayDegradedPages = "braid_gateway_degraded_pages_total"
+    case gatewayEventsAccepted = "braid_gateway_events_accepted_total"
+    case gatewayEventsRejected = "braid_gateway_events_rejected_total"
+    case gatewayJwksRefreshes = "braid_gateway_jwks_refreshes_total"
+    case gatewayNearCacheBytes = "braid_gateway_near_cache_bytes"
+    case gatewayNearCacheHits = "braid_gateway_near_cache_hits_total"
+    case gatewayNearCacheMisses = "braid_gateway_near_cache_misses_total"
+    case gatewayRateLimitCallers = "braid_gateway_rate_limit_callers"
+    case gatewayRateLimitRejections = "braid_gateway_rate_limit_rejections_total"
+    case gatewayRateLimitUntracked = "braid_gateway_rate_limit_untracked_total"
+    case gatewaySnapshotMisses = "braid_gateway_snapshot_misses_total"
+    case gatewaySnapshotRequests = "braid_gateway_snapshot_requests_total"
+    case gatewayTokenRejections = "braid_gateway_token_rejections_total"
+    case gatewayWalkPages = "braid_gateway_walk_pages_total"
+    case httpConnectionsTimedOut = "braid_http_connections_timed_out_total"
+    case httpRequestDurationSeconds = "braid_http_request_duration_seconds"
+    case httpRequestsRefused = "braid_http_requests_refused_total"
+    case httpRequests = "braid_http_requests_total"
+    case workerDeadLettered = "braid_worker_dead_lettered_total"
+    case workerEvents = "braid_worker_events_total"
+    case workerFailedAttempts = "braid_worker_failed_attempts_total"
+    case workerPaused = "braid_worker_paused"
+    case workerPausedPartitions = "braid_worker_paused_partitions"
+    case workerPauses = "braid_worker_pauses_total"
+    case workerProbes = "braid_worker_probes_total"
+    case workerProcessed = "braid_worker_processed_total"
+    case workerProcessingDurationSeconds = "braid_worker_processing_duration_seconds"
+}
