@@ -23,8 +23,8 @@ public struct Cursor: Sendable, Hashable {
     /// that ranking had no snapshot). Empty for two-ranking interleaving.
     public var multileaveVersions: [Int64?]
     /// Search cursors: where the walk stands (``WalkState``). Nil in cursors of other lists, and
-    /// in search cursors written before walks were recorded (format versions 1 and 2), which
-    /// are paged by offset.
+    /// in search cursors of format versions 1 and 2 (which an older gateway may have issued
+    /// during a rolling deploy): those are paged by offset.
     public var walk: WalkState?
 
     public init(
