@@ -2,8 +2,8 @@ import BraidTestSupport
 @testable import BraidCore
 
 
-/// The sequential definition of the issue, walking from position 0: the reference the
-/// closed-form planner must agree with exactly.
+/// The sequential definition of the interleaved list (as ``PagePlanner`` states it), walking
+/// from position 0: the reference the closed-form planner must agree with exactly.
 struct SequentialPlanner {
     let configuration: InterleavingConfiguration
     let bCount: Int

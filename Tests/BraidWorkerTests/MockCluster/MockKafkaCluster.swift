@@ -2,9 +2,9 @@
 import CRdKafka
 import Foundation
 
-/// librdkafka's in-process mock cluster for worker tests without a broker; the twin of
-/// `KafkaMockCluster` in BraidKafkaTests (test targets share code only through
-/// BraidTestSupport, which holds the real-server harness).
+/// librdkafka's in-process mock cluster for worker tests without a broker: the same as
+/// `KafkaMockCluster` in BraidKafkaTests, kept here because test targets share code only
+/// through BraidTestSupport, which holds the real-server harness.
 final class MockKafkaCluster: @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible { let description: String }
 
