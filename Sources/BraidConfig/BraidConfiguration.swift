@@ -285,8 +285,8 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         /// finished above an unfinished one): bounds memory and what a crash redelivers.
         /// Several fetches' worth: at the cap fetching pauses, which discards what librdkafka
         /// had prefetched, and the partition must not run dry before a fetch after resuming
-        /// comes back (at 500, one fetch of the local broker's, a key-ordered worker idled
-        /// about half of each second; BENCHMARKS.md, worker).
+        /// comes back (at one fetch's worth of the local broker, a key-ordered worker sits idle
+        /// between fetches; BENCHMARKS.md, worker).
         public var readAheadPerPartition = 2_000
         public var maxAttempts = 5
         public var retryBackoffMs = 200

@@ -85,7 +85,7 @@ package struct JSONParser {
 
     mutating func object(depth: Int) throws(JSONParseError) -> JSONValue {
         // Members are collected first and hashed into a dictionary of the right size once:
-        // growing it member by member rehashed every key at each doubling.
+        // growing it member by member would rehash every key at each doubling.
         var members: [(String, JSONValue)] = []
         try eachMember(depth: depth) { parser, key throws(JSONParseError) in
             members.append((key, try parser.value(depth: depth)))
@@ -314,8 +314,8 @@ package struct JSONParser {
 
     /// The text of `bytes`, or nil when they are not UTF-8. `String(decoding:)` repairs what
     /// is not UTF-8, so its bytes equal the input exactly when there was nothing to repair;
-    /// `String(validating:as:)` gives the same answer but, generic over the encoding, spent
-    /// a quarter of a snapshot's parse looking up type metadata.
+    /// `String(validating:as:)` gives the same answer but, generic over the encoding, spends
+    /// much of a snapshot's parse looking up type metadata.
     static func validUTF8(_ bytes: UnsafeRawBufferPointer) -> String? {
         let text = String(decoding: bytes, as: UTF8.self)
         let unchanged = text.utf8.withContiguousStorageIfAvailable { stored in

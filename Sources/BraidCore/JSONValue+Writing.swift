@@ -8,7 +8,7 @@ public struct JSONWriteError: Error, Sendable, Hashable, CustomStringConvertible
 /// non-ASCII characters as UTF-8 (JSONWritingTests compares the two byte for byte).
 ///
 /// A worker encodes one snapshot per request; through `JSONEncoder` its documents' display
-/// fields cost about a fifth of the worker's CPU time (generic metadata look-ups and boxing
+/// fields are a large share of the worker's CPU time (generic metadata look-ups and boxing
 /// per value), so values Braid stores are written here, in one pass into a byte array.
 public struct JSONWriter {
     public private(set) var bytes: [UInt8] = []

@@ -15,7 +15,8 @@ struct BraidDev: AsyncParsableCommand {
         ])
 }
 
-/// Lines the harness prints about what it does, on stderr, prefixed like the old scripts'.
+/// Lines the harness prints about what it does, on stderr, each prefixed with its scope
+/// (`run: …`).
 enum Say {
     static func line(_ scope: String, _ message: String) {
         FileHandle.standardError.write(Data("\(scope): \(message)\n".utf8))

@@ -8,7 +8,7 @@ import Foundation
 extension WorkerFixture {
     /// Starts workers called `names` one after the other, each waited for until it owns
     /// partitions of the requests topic, `spacing` apart: on the local broker, members that
-    /// join in the same instant have left the group unassigned (RELIABILITY.md).
+    /// join in the same instant can leave the group unassigned (RELIABILITY.md).
     func startWorkers(_ names: [String], spacing: Duration = .seconds(4)) async throws -> [ChildProcess] {
         var workers: [ChildProcess] = []
         for name in names {

@@ -28,7 +28,7 @@ enum HostileMessages {
 }
 
 /// The `reason:` lines of `hostile`: how many dead letters carry each `braid-dlq-reason`,
-/// most first, at most 12, as `uniq -c` counted them (the reason up to its first comma and
+/// most first, at most 12, as `uniq -c` counts them (the reason up to its first comma and
 /// 63 bytes long; ties in reverse byte order, as `sort -rn` leaves them).
 enum ReasonTally {
     static func lines(_ reasons: [String]) -> [String] {

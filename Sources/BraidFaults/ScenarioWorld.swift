@@ -42,7 +42,7 @@ struct ScenarioWorld: Sendable {
 
 /// Seconds as the scenarios print them.
 enum Seconds {
-    /// Whole seconds, rounded down (what bash's `$SECONDS` differences gave).
+    /// Whole seconds, rounded down (as bash's `$SECONDS` differences count them).
     static func whole(_ duration: Duration) -> Int { Int(duration.components.seconds) }
 
     /// Tenths: `2.6`.

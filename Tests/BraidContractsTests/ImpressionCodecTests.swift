@@ -43,8 +43,8 @@ struct ImpressionCodecTests {
         #expect(try codec.decode(text).slotTeams.count == 255)
     }
 
-    /// Written by the version-1 encoder (before the credit window) with key "test-key": page
-    /// offset 20, teams AABABBABAB, nonce 0x1234567890abcdef, experiment draft-exp.
+    /// A version-1 id (no credit window), signed with key "test-key": page offset 20, teams
+    /// AABABBABAB, nonce 0x1234567890abcdef, experiment draft-exp.
     static let version1 = "AQAAABQKtAISNFZ4kKvN7wlkcmFmdC1leHAPRazEqoIc7K9690g6aYvK"
 
     @Test("Version-1 ids still decode, with their teams but no credit window: nothing they show is credited")

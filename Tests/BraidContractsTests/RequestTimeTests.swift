@@ -5,9 +5,9 @@ import Testing
 
 @Suite("request times on the wire")
 struct RequestTimeTests {
-    /// The times on a half millisecond were found by a search over random times: their
-    /// version used to come out 1 ms lower after the wire (the wire time and the version
-    /// rounded two different ways), which made a worker test miss snapshots it looked for.
+    /// Times on a half millisecond, found by a search over random times: rounding the wire time
+    /// and the version two different ways makes their version come out 1 ms lower after the
+    /// wire, so the worker's snapshot would not have the version its publisher computed.
     @Test(arguments: [
         1_795_377_600.0, 1_795_377_600.001, 1_795_377_600.874, 1_795_377_600.999, 1_795_377_600.1234, 1_795_377_600.9996,
         1_763_969_689.4175, 1_763_923_028.8125, 1_763_972_332.4835, 1_763_976_432.3425, 1_763_956_515.6525,

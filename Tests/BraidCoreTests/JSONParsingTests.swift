@@ -6,7 +6,8 @@ import Testing
 @testable import BraidCore
 
 /// The JSON parser that reads stored snapshots: it must read exactly what `JSONDecoder` reads
-/// (the decoder it replaced on that path), and refuse what is not JSON with the place it broke.
+/// (the reference it stands in for on that path), and refuse what is not JSON with the place it
+/// broke.
 @Suite("JSON parsing")
 struct JSONParsingTests {
     /// Random trees of every kind, with strings that need escapes, non-ASCII text, and numbers

@@ -5,8 +5,8 @@ import Testing
 
 @testable import BraidCore
 
-/// The JSON writer that stores snapshots: it must write what `JSONEncoder` wrote there (the
-/// encoder it replaced), so stored values read the same whoever wrote them.
+/// The JSON writer that stores snapshots: it must write what `JSONEncoder` writes (the
+/// reference it stands in for), so stored values read the same whoever wrote them.
 @Suite("JSON writing")
 struct JSONWritingTests {
     static func encoderText(_ value: some Encodable) throws -> String {

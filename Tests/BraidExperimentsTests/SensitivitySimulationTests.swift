@@ -125,9 +125,9 @@ struct SensitivitySimulationTests {
         #expect(null.falsePositiveRateEverySlot > 0.5, "\(null)")
     }
 
-    /// One session per user and no spread: the model before users, whose calibration drew
-    /// session i of interleaving from stream 1 and of A/B from stream 2 (index i), sized the A/B
-    /// test by the two-proportion formula and ran one session per unit.
+    /// One session per user and no spread: the homogeneous model of independent sessions, whose
+    /// calibration draws session i of interleaving from stream 1 and of A/B from stream 2 (index
+    /// i), sizes the A/B test by the two-proportion formula and runs one session per unit.
     @Test func homogeneousSettingsReplayTheSessionModel() async throws {
         var parameters = parameters()
         parameters.sessionsPerUser = 1

@@ -44,7 +44,7 @@ struct FaultLinesTests {
         #expect(Seconds.tenths(.milliseconds(94)) == "0.1")
     }
 
-    /// As `grep -o 'braid-dlq-reason=[^,]*' | cut -c18-80 | sort | uniq -c | sort -rn | head -12` did.
+    /// As `grep -o 'braid-dlq-reason=[^,]*' | cut -c18-80 | sort | uniq -c | sort -rn | head -12` counts them.
     @Test func reasonsAreCountedMostFirstCutAtACommaAnd63Bytes() {
         let long = "invalid request: requested_at: must be an RFC 3339 time with a time zone, such as 2026-11-22T10:00:00Z"
         let reasons = Array(repeating: "invalid request: not valid JSON", count: 200) + Array(repeating: long, count: 100)

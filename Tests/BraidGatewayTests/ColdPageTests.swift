@@ -220,7 +220,7 @@ struct ColdPageTests {
     }
 
     /// The real source, asked every question with the excluded ids counted out (the warm path
-    /// as it was before it subtracted the snapshot's placed documents).
+    /// without subtracting the snapshot's placed documents).
     struct ExactCountingSource: SearchSource {
         let base: any SearchSource
 

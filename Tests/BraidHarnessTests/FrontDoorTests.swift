@@ -97,8 +97,8 @@ struct FrontDoorTests {
     @Test func staleFilesOfEarlierRunsDoNotStopARun() async throws {
         let folder = try Self.folder()
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("processes"), withIntermediateDirectories: true)
-        // What earlier stops left: pid files of the old scripts (a dead pid), and a record of a
-        // process that is gone, owned by a harness that is gone.
+        // What earlier stops left: a pid file naming a dead pid, and a record of a process that
+        // is gone, owned by a harness that is gone.
         let dead = try await RunDirectoryTests.deadIdentity()
         try "\(dead.pid)".write(to: folder.appendingPathComponent("redis-6379.pid"), atomically: true, encoding: .utf8)
         try RunDirectoryTests.writeRecord(in: folder, process: dead, owner: dead)

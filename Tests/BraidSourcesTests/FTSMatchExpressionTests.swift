@@ -22,9 +22,8 @@ struct FTSMatchExpressionTests {
         #expect(FTSMatchExpression.build("親子") == FTSMatchExpression(table: .words, expression: #""親子"*"#))
     }
 
-    /// One- and two-letter tokens are whole words, longer ones prefixes (the cost bound of
-    /// #34): `c*` matched nearly every recipe. Full words of three letters or more keep the
-    /// expression they had.
+    /// One- and two-letter tokens are whole words, longer ones prefixes: as a prefix, `c*`
+    /// would match nearly every recipe. Full words of three letters or more are prefix queries.
     @Test func onlyTokensOfThreeOrMoreCharactersArePrefixes() {
         #expect(FTSMatchExpression.build("c") == FTSMatchExpression(table: .words, expression: #""c""#))
         #expect(FTSMatchExpression.build("a curry ox") == FTSMatchExpression(table: .words, expression: #""a" "curry"* "ox""#))

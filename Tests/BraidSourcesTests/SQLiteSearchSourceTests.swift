@@ -162,8 +162,8 @@ struct SQLiteSearchSourceTests {
     }
 
     /// A one- or two-letter token matches whole words only, so it costs what a word costs:
-    /// as a prefix, `c` matched most of the corpus (every `curry`, `chicken`, `cake`…), and
-    /// ranking all of it cost several times a common word. Three letters are a prefix again.
+    /// as a prefix, `c` matches most of the corpus (every `curry`, `chicken`, `cake`…), and
+    /// ranking all of it costs several times a common word. Three letters are a prefix again.
     @Test func shortTokensMatchWholeWordsAndLongerOnesArePrefixes() async throws {
         try await CorpusFixture.withCorpus { path in
             let connection = try await SQLiteConnection.open(storage: .file(path: path))
@@ -313,7 +313,7 @@ struct SQLiteSearchSourceTests {
 
     @Test func aCorpusWithoutAGenerationVouchesForNothing() async throws {
         try await CorpusFixture.withCorpus(documents: 200) { path in
-            // A corpus written before generations existed, or by another program.
+            // A corpus without the generation table: an older braid's, or another program's.
             let writer = try await SQLiteConnection.open(storage: .file(path: path))
             _ = try await writer.query("DROP TABLE corpus_generation", [])
             try await writer.close()

@@ -38,7 +38,7 @@ struct SourceIDsTests {
         }
     }
 
-    /// Within `busy_timeout` (sqlite-nio's own handler spun a thread for as long as the lock was held).
+    /// Within `busy_timeout` (sqlite-nio's own handler spins a thread for as long as the lock is held).
     @Test func sqliteWaitsForAnotherWritersLockInsteadOfFailing() async throws {
         try await CorpusFixture.withCorpus { path in
             let source = SQLiteSearchSource(path: path)

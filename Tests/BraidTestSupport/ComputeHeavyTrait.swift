@@ -3,8 +3,8 @@ import Testing
 /// Marks a suite (or test) whose work is seconds to minutes of pure computation (simulations,
 /// fits over tens of thousands of users): such tests run one at a time, across every suite and
 /// module of the test process. The fast tier runs in parallel on two cores; several of these at
-/// once left the others' bounded waits (a child stopped within 5 s, a deadline within 30 s)
-/// without a core, and they failed for it.
+/// once would leave the others' bounded waits (a child stopped within 5 s, a deadline within
+/// 30 s) without a core, and those tests would fail for it.
 public struct ComputeHeavyTrait: SuiteTrait, TestTrait, TestScoping {
     public var isRecursive: Bool { true }
 

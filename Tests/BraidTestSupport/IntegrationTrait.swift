@@ -4,8 +4,8 @@ import Testing
 /// Marks a suite (or test) as needing real servers: the integration tier.
 ///
 /// In its scope the servers are up (``TestServers/ensure()``), and integration tests run one
-/// at a time, across every suite and module of the test process: the local broker has left
-/// consumer groups unassigned when many tests joined and left groups at the same instant, and
+/// at a time, across every suite and module of the test process: the local broker can leave
+/// consumer groups unassigned when many tests join and leave groups at the same instant, and
 /// two cores are not enough to keep timing-sensitive tests honest in parallel. Tests without
 /// the trait (the fast tier) run in parallel beside them.
 ///

@@ -1,7 +1,7 @@
 import BraidCore
 
-/// Interleaving by its sequential definition, walking from position 0: the reference the
-/// closed-form planner must agree with exactly.
+/// The sequential definition of the interleaved list (as ``PagePlanner`` states it), walking
+/// from position 0: the reference the closed-form planner must agree with exactly.
 public struct SequentialPlanner {
     public let configuration: InterleavingConfiguration
     public let bCount: Int

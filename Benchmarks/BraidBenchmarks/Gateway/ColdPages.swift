@@ -35,7 +35,7 @@ struct ColdPages {
         queries.indices.map { query in Statistics.median(samples.filter { $0.side == side && $0.query == query }.map(\.p50)) }
     }
 
-    /// The FIGURE and RATIO lines, in the old script's order.
+    /// The FIGURE and RATIO lines: each query's two sides, then the sums, then the ratio.
     func lines() -> [(kind: String, name: String, value: String)] {
         let cold = medians(.cold)
         let live = medians(.coldLiveOnly)

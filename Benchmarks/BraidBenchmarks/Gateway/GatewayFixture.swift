@@ -5,7 +5,8 @@ enum GatewayFixture {
     /// component and a variant is required in a file (no per-key defaults there).
     /// The bench sets its own limits (``limitsNote``): wrk drives thousands of requests a
     /// second from one loopback address, far over the default `gateway.rate_limits.per_address`,
-    /// and each query's first miss must be computed and stored as before admission existed.
+    /// and each query's first miss must be computed and stored (admission threshold 1), as the
+    /// cold pages need.
     static let configuration = """
         gateway:
           rate_limits: {enabled: false}

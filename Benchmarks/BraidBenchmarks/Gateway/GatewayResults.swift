@@ -1,6 +1,6 @@
-/// The gateway group's wrk results by measurement name, and the means and ratios the old
-/// script took over them: means of the kept (rounded) figures, printed to 0.001, and ratios of
-/// those printed means.
+/// The gateway group's wrk results by measurement name, and the means and ratios it prints
+/// from them: means of the kept (rounded) figures, printed to 0.001, and ratios of those
+/// printed means.
 struct GatewayResults {
     private var rows: [(name: String, result: WrkResult)] = []
 

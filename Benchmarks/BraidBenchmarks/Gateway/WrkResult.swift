@@ -1,5 +1,6 @@
-/// One wrk run's figures, at the precision the old script kept (requests/s to 0.1, latencies
-/// to 0.001 ms): later means and ratios are taken over these rounded values, as they were.
+/// One wrk run's figures, at the precision the group keeps (requests/s to 0.1, latencies to
+/// 0.001 ms): later means and ratios are taken over these rounded values, the same way in
+/// every run.
 struct WrkResult: Equatable {
     /// `%.1f` of Requests/sec.
     var rps: String
@@ -49,7 +50,7 @@ struct WrkResult: Equatable {
         return Int(fields[0])
     }
 
-    /// Digits and dots only (the script's `[\d.]+`).
+    /// Digits and dots only (`[\d.]+`).
     private static func decimal(_ text: Substring) -> Double? {
         guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) else { return nil }
         return Double(text)

@@ -25,7 +25,7 @@ enum RedisBenchmarkTool {
         return nil
     }
 
-    /// The figure as the script printed it: its integer part (`${baseline%.*}`).
+    /// The figure as the group prints it: its integer part.
     static func integerPart(_ figure: String) -> String {
         guard let dot = figure.lastIndex(of: ".") else { return figure }
         return String(figure[..<dot])

@@ -1,5 +1,5 @@
 /// Why a benchmark run stopped: a check that failed, a tool that failed, or bad settings.
-/// The message says what was expected and what happened, as the old scripts' did.
+/// The message says what was expected and what happened.
 public struct BenchmarkError: Error, Sendable, CustomStringConvertible {
     public let message: String
 

@@ -1,4 +1,4 @@
-/// The environment variables that tune a run, with the old scripts' names and defaults.
+/// The environment variables that tune a run, with their names and defaults.
 public struct BenchmarkSettings: Sendable, Equatable {
     /// Partitions of the broker's default topics (`BRAID_PARTITIONS`).
     public var partitions = 6
@@ -8,16 +8,16 @@ public struct BenchmarkSettings: Sendable, Equatable {
     public var workerRounds = 5
     public var workerOrderRequests = 3_000
     public var workerOrderRounds = 3
-    /// Six rounds of 5 s, not two of 10 s: the same side moved by up to 20 % between rounds
-    /// of one run (452 and 377 requests/s, BENCHMARKS.md, 2026-11-26), and the machine's
-    /// speed drifts within seconds, so shorter alternations cancel more of it.
+    /// Six rounds of 5 s, not two of 10 s: on the shared machine the same side's rate moves
+    /// between rounds of one run (BENCHMARKS.md), and the machine's speed drifts within
+    /// seconds, so shorter alternations cancel more of it.
     public var gatewaySeconds = 5
     public var gatewayWarmupSeconds = 3
     public var gatewayConnections = 16
     public var gatewayRounds = 6
     public var gatewayColdConnections = 1
-    /// Nine, not five: with five, one query's median moved by up to 15 % between runs in either
-    /// direction (BENCHMARKS.md, 2026-11-25), which moved the ratio by ±0.05.
+    /// Nine, not five: with five, one query's median moves between runs in either direction
+    /// by enough to move the ratio noticeably (BENCHMARKS.md).
     public var gatewayColdRounds = 9
     public var gatewayColdSeconds = 2
     /// Redis Cluster's `cluster-node-timeout` for the redis group's cluster, in ms.

@@ -1,7 +1,7 @@
 import Foundation
 import BraidHarness
 
-/// The `machine:` line: cores, memory and kernel, from the same tools the old script used.
+/// The `machine:` line: cores, memory and kernel, from `nproc`, `free -g` and `uname -sr`.
 enum Machine {
     static func describe() async throws -> String {
         let cores = try await ChildProcess.check(try Toolchain.find("nproc"), []).trimmingCharacters(in: .whitespacesAndNewlines)

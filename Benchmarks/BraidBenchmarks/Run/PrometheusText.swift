@@ -1,5 +1,5 @@
-/// Sums of counters in the Prometheus text format, read as the old scripts' awk read them:
-/// the first whitespace-separated field names the sample, the second is its value.
+/// Sums of counters in the Prometheus text format, read as an awk one-liner reads them: the
+/// first whitespace-separated field names the sample, the second is its value.
 enum PrometheusText {
     /// The sum of every sample whose name is `metric`, with or without labels.
     static func sum(_ metric: String, in text: String) -> Double {

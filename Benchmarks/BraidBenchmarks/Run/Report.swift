@@ -21,7 +21,8 @@ public enum Report {
     }
 }
 
-/// Number formats of the old scripts, so every value prints as it did.
+/// Number formats of the printed figures, fixed so that every run prints a value with the
+/// same digits.
 public enum Format {
     /// `%.Nf` (Python's `f"{x:.Nf}"` and awk's `printf` print the same digits).
     public static func fixed(_ value: Double, _ digits: Int) -> String {

@@ -1,4 +1,4 @@
-/// The statistics the groups take over rounds (Python's `statistics` as the scripts used it).
+/// The statistics the groups take over rounds (as Python's `statistics` computes them).
 public enum Statistics {
     /// The middle value; the mean of the two middle values for an even count.
     public static func median(_ values: [Double]) -> Double {

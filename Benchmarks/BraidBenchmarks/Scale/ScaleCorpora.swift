@@ -39,7 +39,8 @@ struct ScaleCorpora {
     func corpus(_ documents: Int, fingerprint: String) async throws -> Corpus {
         let folder = Self.folder
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        // Corpora of another generator or schema would only fill the disk (1M recipes: over 500 MB).
+        // Corpora of another generator or schema would only fill the disk (a million-recipe
+        // corpus takes hundreds of megabytes).
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where !name.contains("-\(fingerprint).") {
             try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
         }

@@ -15,8 +15,8 @@ import Foundation
 ///     page 1 through `next_cursor`; only page 50's request is timed, and it must be a page of
 ///     the exact walk (`walk: exact`, not capped or lost).
 /// Every page must answer 200, not degraded, with items (one- and two-letter words may have
-/// none: they match whole words since #22), interleaved or live-only as its
-/// gateway is; the cold gateway must have read a snapshot from Redis for every page it served.
+/// none: they match whole words only), interleaved or live-only as its gateway is; the cold
+/// gateway must have read a snapshot from Redis for every page it served.
 ///
 /// Prints `SCALE seed` per size, each query's match count and p50 per page shape, and (at the
 /// largest size, meant to be 1,000,000; the smallest for the last) the ratios of sums of p50s
@@ -61,8 +61,8 @@ struct ScaleGroup {
             "BRAID_SEARCH_SQLITE_PATH": corpus.path, "BRAID_REDIS_KEY_PREFIX": "bench-scale-\(context.tag)-\(label)",
             "BRAID_KAFKA_REQUESTS_TOPIC": "braid.requests", "BRAID_KAFKA_CONSUMER_GROUP": "bench-scale-\(context.tag)",
             "BRAID_LOGGING_LEVEL": "info",
-            // What a page costs, not whether it beats the default 1 s deadline: a one-letter
-            // prefix query over a million recipes takes longer.
+            // What a page costs, not whether it beats the default 1 s deadline: at a million
+            // recipes the broadest queries can take longer.
             "BRAID_GATEWAY_LIVE_TIMEOUT_MS": "60000",
             // The bench sets its own limits, as the gateway group does (GatewayFixture.limitsNote):
             // one loopback caller, and every first miss stored so the cold pages find snapshots.

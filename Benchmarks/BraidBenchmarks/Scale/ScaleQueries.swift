@@ -1,8 +1,8 @@
 /// The fixed query set of the scale group: head, torso and tail words of the generator's
 /// Zipf-like vocabulary (``CorpusVocabulary`` in BraidSources), two-word queries, one- and
-/// two-letter tokens (prefix queries that matched most of the corpus until #22; whole words
-/// since, which the generator's vocabulary does not contain), a CJK query (the trigram index)
-/// and the demo's queries. Shares at 1,000,000 recipes are printed by each run
+/// two-letter tokens (whole words, which the generator's vocabulary does not contain; as
+/// prefixes they would match most of the corpus), a CJK query (the trigram index) and the
+/// demo's queries. Shares at 1,000,000 recipes are printed by each run
 /// (`FIGURE scale.<size>.matches.<query>`).
 struct ScaleQuery: Sendable, Hashable {
     /// The name in FIGURE lines.
@@ -13,7 +13,7 @@ struct ScaleQuery: Sendable, Hashable {
     /// Walked to page 50 as well: it has at least 1,000 matches at every size.
     var deep = false
 
-    /// A one- or two-letter word: it may match nothing (whole words only since #22).
+    /// A one- or two-letter word: it may match nothing (whole words only).
     var mayBeEmpty: Bool { kind == "short" }
 }
 

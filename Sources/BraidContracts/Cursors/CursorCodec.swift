@@ -19,8 +19,8 @@ import Foundation
 /// ids) · walk id (8) · page (varint) · A base (varint) · [exhausted total (varint)] · [ids
 /// (``IDListCoding``)], then the MAC. Without ids 81 bytes, 108 characters; a cursor is never
 /// longer than ``maxTextLength`` characters (page 1 leaves its ids out when they would not fit).
-/// Versions 1 and 2 are still read (cursors issued before an upgrade); other cursors than search
-/// cursors (no walk) are still written in them.
+/// Versions 1 and 2 are read too, so cursors an older gateway issued keep working during a
+/// rolling deploy; cursors other than search cursors (no walk) are written in them.
 public struct CursorCodec: Sendable, RedactedDescription {
     public static let formatVersion: UInt8 = 1
     static let multileaveFormatVersion: UInt8 = 2

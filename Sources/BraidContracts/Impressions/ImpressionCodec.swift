@@ -22,7 +22,7 @@ import Foundation
 /// first, ⌈count/2⌉) · nonce (8) · experiment length (1) · experiment (UTF-8) · first 16 bytes
 /// of the HMAC.
 ///
-/// Version 1 (read only, written before the credit window existed): version (1) · offset (4) ·
+/// Version 1 (read only; it has no credit window): version (1) · offset (4) ·
 /// slot count (1) · team bits (⌈count/8⌉, bit set = B) · nonce (8) · experiment length (1) ·
 /// experiment · HMAC (16). Such ids decode with no credit window (see
 /// ``ImpressionToken/creditWindow``): a client that rendered a page just before a deploy is not

@@ -21,7 +21,7 @@ public struct ImpressionToken: Sendable, Hashable {
     public var teamCount: Int
     /// The page's positions inside the list's credit window (full team-draft rounds,
     /// ``PagePlanner/creditWindow``): only clicks there are evidence. Nil for ids of format
-    /// version 1, which did not record it: they are still accepted, but nothing they show is
+    /// version 1, which do not carry it: they are accepted, but nothing they show is
     /// credited, because nothing tells their A-only slots from the drafted ones.
     public var creditWindow: Range<Int>?
     /// Makes every impression unique (two users seeing the same page are two impressions).
@@ -95,9 +95,9 @@ public struct ImpressionToken: Sendable, Hashable {
             component: component)
     }
 
-    /// A two-ranking page credited as before the credit window existed: every slot counts,
-    /// including A-only slots before `start` and slots after a team ran out. Kept so callers
-    /// that do not pass ``PagePlanner/creditWindow`` yet behave as they did.
+    /// A two-ranking page with every slot credited, including A-only slots before `start` and
+    /// slots after a team ran out: for callers that do not pass ``PagePlanner/creditWindow``
+    /// (deprecated, since slots outside the window are not evidence).
     @available(*, deprecated, message: "pass the planner's creditWindow: slots outside it are not evidence")
     public init(experiment: String, offset: Int, teams: [Team], nonce: UInt64) {
         self.init(experiment: experiment, offset: offset, teams: teams, creditWindow: offset..<(offset + teams.count), nonce: nonce)

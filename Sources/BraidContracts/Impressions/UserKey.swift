@@ -5,9 +5,9 @@ import Crypto
 /// format version 3: the first 8 bytes of an HMAC-SHA256 of the verified user's id, or of the
 /// client's `session` when no user was verified, under a secret only the gateways hold
 /// (derived from `gateway.impression_key`, ``ImpressionCodec/userKey(user:session:)``). The
-/// same user always gets the same key, so events can be grouped per user (#36's planner fits
-/// sessions per user) without the id itself leaving the gateway, and a verified caller can be
-/// checked against the key (evidence is bound to its caller).
+/// same user always gets the same key, so events can be grouped per user (the experiment
+/// planner fits sessions per user) without the id itself leaving the gateway, and a verified
+/// caller can be checked against the key (evidence is bound to its caller).
 ///
 /// 64 bits: two users share a key with probability about n²/2⁶⁵, under one in a million for
 /// six million users.

@@ -22,14 +22,14 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
     public var position: Int?
     public var team: Team?
     /// Clicks only: the team as a number, 0 the live ranking, 1… the cached rankings in the
-    /// arm's order. Absent in events written before multileaving: 0 for A, 1 for B.
+    /// arm's order. Absent in an older gateway's events: 0 for A, 1 for B.
     public var teamIndex: Int?
     /// Teams the impression compares: 2, or up to 5 for a multileave. Absent: 2.
     public var teams: Int?
     /// False when the event is not evidence and must not be credited: a click outside the
     /// impression's credit window, or an impression with no window at all (a page past the
     /// window, or a version-1 impression id). Published anyway, so nothing a client sent is
-    /// lost. Absent: true (events written before the window).
+    /// lost. Absent: true (an older gateway's events).
     public var credited: Bool?
     /// When the impression id was issued (version-3 ids): a worker credits the event only while
     /// the impression's state cannot have expired (``ImpressionValidity/isCreditable(issuedAt:now:)``).
@@ -41,7 +41,7 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
     public var userKind: String?
     /// Impressions only: the global position of the page's first slot and its slot count, so
     /// a consumer can tell page 1 from later pages (the experiment planner fits its click model
-    /// on page 1). Absent in events written before them.
+    /// on page 1). Absent in an older gateway's events.
     public var offset: Int?
     public var slots: Int?
     /// The age in seconds of team 1's snapshot when the page was served (version-4 ids): the

@@ -109,8 +109,8 @@ extension PrecomputeRequest {
 
     static func parseTime(_ text: String) throws(RequestValidationError) -> Date {
         // RFC 3339 with a zone, fractional seconds optional (as the schema's pattern). Format
-        // styles, not ISO8601DateFormatter: creating a formatter costs ~180 µs on Linux, more
-        // than the rest of decoding a request.
+        // styles, not ISO8601DateFormatter: creating a formatter costs more on Linux than the
+        // rest of decoding a request.
         guard text.count <= 40, let date = (try? TimeFormat.fractional.parse(text)) ?? (try? TimeFormat.whole.parse(text)) else {
             throw RequestValidationError("requested_at: must be an RFC 3339 time with a zone, e.g. 2026-11-22T10:00:00Z")
         }
@@ -119,9 +119,9 @@ extension PrecomputeRequest {
 
     static func formatTime(_ date: Date) -> String {
         // The millisecond is the snapshot version's, so a request's version is the same before
-        // and after the wire: rounding `date + 0.5 ms` separately disagreed with it for times
-        // within float error of a half millisecond (about 1 in 6,000). The style truncates, so
-        // the middle of that millisecond formats as it.
+        // and after the wire: rounding `date + 0.5 ms` separately would disagree with it for
+        // times within float error of a half millisecond. The style truncates, so the middle of
+        // that millisecond formats as it.
         let millisecond = RankingSnapshot.version(for: date)
         return TimeFormat.fractional.format(Date(timeIntervalSince1970: (Double(millisecond) + 0.5) / 1000))
     }

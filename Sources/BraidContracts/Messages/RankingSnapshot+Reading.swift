@@ -4,9 +4,9 @@ import Synchronization
 
 extension RankingSnapshot {
     /// Reads a stored snapshot. Parsed with ``JSONParser`` rather than `JSONDecoder` (whose
-    /// failed `try?`s cost a sixth of an uncached page's CPU), and the documents' display
-    /// fields are checked but not built: they were most of the parse, and a page shows only
-    /// the few documents it places (``Document/fields`` parses them then).
+    /// failed `try?`s are a large part of an uncached page's CPU), and the documents' display
+    /// fields are checked but not built: building them is most of the parse, and a page shows
+    /// only the few documents it places (``Document/fields`` parses them then).
     public static func decode(_ data: Data) throws -> RankingSnapshot {
         try decode([UInt8](data))
     }
@@ -71,7 +71,7 @@ extension RankingSnapshot {
             _ = try parser.value(depth: 2)
             return .failure(StoredValueShapeError("\(path) is not an object"))
         }
-        // Straight into variables: a dictionary per document was a fifth of the read.
+        // Straight into variables: a dictionary per document would be a large part of the read.
         var id: JSONValue?
         var score: JSONValue?
         var fields: Range<Int>?

@@ -107,7 +107,7 @@ public struct RankingSnapshot: Sendable, Hashable, Codable {
 extension RankingSnapshot {
     /// Compact JSON with sorted keys and RFC 3339 times, as stored in Redis: what
     /// `JSONEncoder` with ``StoredValueCoding`` writes, written by ``JSONWriter`` (a worker
-    /// encodes one per request, and `JSONEncoder` made that a fifth of its CPU time).
+    /// encodes one per request, and through `JSONEncoder` that is a large share of its CPU time).
     public func encoded() throws -> Data {
         var writer = JSONWriter(reservingCapacity: 256 + documents.count * 384)
         writer.raw(#"{"created_at":"#)

@@ -11,7 +11,8 @@ import Foundation
 /// comma; the last entry is one past the closing `]`).
 public struct StoredComponent: Sendable, Hashable {
     public static let schemaName = "braid.component/v2"
-    /// Values written before items were stored with offsets; read by re-encoding them.
+    /// Values with the items inside the document and no offsets (an older worker's); read by
+    /// re-encoding them.
     public static let legacySchemaName = "braid.component/v1"
 
     public let document: [UInt8]

@@ -25,8 +25,8 @@ public struct SearchCursor: Sendable, Hashable {
     public var queryHash: UInt64
     /// Seconds since 1970 after which the cursor is refused.
     public var expiresAt: Int64
-    /// Where the walk stands (``WalkState``); nil in cursors of format versions 1 and 2, whose
-    /// walks are paged by offset.
+    /// Where the walk stands (``WalkState``); nil in cursors of format versions 1 and 2 (which
+    /// an older gateway may have issued during a rolling deploy): those are paged by offset.
     public var walk: WalkState?
 
     public init(

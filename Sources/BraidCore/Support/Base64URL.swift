@@ -1,7 +1,7 @@
 /// base64url without padding (RFC 4648 §5), strict on decode: only the alphabet, no padding,
 /// no length that leaves a lone character, and zero bits where the last character spares some.
 /// Byte-level: Foundation's base64 plus three `replacingOccurrences` passes through NSString
-/// cost a tenth of the CPU time of serving one cached component page (which encodes a cursor).
+/// are a noticeable share of serving one cached component page (which encodes a cursor).
 public enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 

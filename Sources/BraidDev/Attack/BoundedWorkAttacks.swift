@@ -4,8 +4,8 @@ import BraidDevSupport
 import Foundation
 import NIOHTTP1
 
-// Issue 34, bounded work per caller: what one caller (or one caller with many names) can make
-// Braid compute and store. Figures on the ATTACK lines; RELIABILITY.md records them.
+// Bounded work per caller: what one caller (or one caller with many names) can make Braid
+// compute and store. Figures on the ATTACK lines; RELIABILITY.md records them.
 
 extension AttackTarget {
     /// Sum of a metric's samples on the admin listener's `/metrics` whose labels contain `labels`.

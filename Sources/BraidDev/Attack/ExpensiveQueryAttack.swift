@@ -4,14 +4,14 @@ import Foundation
 import NIOCore
 
 /// Eight expensive searches in parallel, without pause, beside a normal one (`curry rice`):
-/// the normal search's p99 under attack must stay within twice its p99 alone (issue 34, cost
-/// per query). A gateway of its own serves them, over a corpus of the demo's size (20,000
+/// the normal search's p99 under attack must stay within twice its p99 alone (the cost of one
+/// query is bounded). A gateway of its own serves them, over a corpus of the demo's size (20,000
 /// recipes; the suite's shared corpus has 2,000, where no query is expensive) and a Redis key
 /// prefix of its own.
 ///
-/// The expensive searches are what cost the most before matching was bounded: one- and
-/// two-letter tokens, each a prefix that matched most of the corpus (all of it ranked and
-/// counted), and queries of many such tokens (each prefix merged every word starting with it).
+/// The expensive searches are the shapes an unbounded matcher pays most for: one- and
+/// two-letter tokens, which as prefixes would match most of the corpus (all of it ranked and
+/// counted), and queries of many such tokens (each prefix merging every word starting with it).
 /// The attackers are wrk's connections (a C client, so that the attack's own CPU on the two
 /// cores is small, as an attacker's machine costs a server nothing); the normal search is
 /// measured one request at a time with a client of its own. Broad queries wait in line

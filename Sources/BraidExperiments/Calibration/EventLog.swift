@@ -155,8 +155,8 @@ public struct TrafficStatistics: Sendable, Hashable {
     public var sessionPairs = 0
     public var clickedFirstPairs = 0
     /// Left out: impressions with no user key (ids before version 3, or shown to nobody; used
-    /// for the click model only), later pages, impression events without an offset (written
-    /// before it), pages without a credit window, and impressions seen only by their clicks.
+    /// for the click model only), later pages, impression events without an offset (an older
+    /// gateway's), pages without a credit window, and impressions seen only by their clicks.
     public var anonymous = 0
     public var laterPages = 0
     public var withoutOffset = 0

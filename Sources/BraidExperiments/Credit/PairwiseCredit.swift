@@ -42,7 +42,7 @@ public enum PairwiseCredit {
 
     /// What one more credited click on `team` changes: the pairs whose outcome moves, from
     /// what to what. An incremental store moves the impression between those counters (every
-    /// impression starts as a tie of every pair), as the store does for two teams today.
+    /// impression starts as a tie of every pair), as the experiment store's credit script does.
     public static func changes(clicks: [Int], adding team: Int) -> [(pair: TeamPair, from: TeamDraftOutcome, to: TeamDraftOutcome)] {
         guard clicks.indices.contains(team) else { return [] }
         var after = clicks

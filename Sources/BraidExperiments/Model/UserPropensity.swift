@@ -14,7 +14,8 @@ public struct UserPropensity: Sendable, Hashable {
     }
 
     /// exp(spread · Z − spread²/2), Z standard normal (Box–Muller); 1 without drawing when the
-    /// spread is 0, so the homogeneous model replays the same random numbers as before users.
+    /// spread is 0, so identical users consume exactly the random numbers of the homogeneous
+    /// model of independent sessions.
     public func draw(using random: inout SimulationRandom) -> Double {
         guard spread > 0 else { return 1 }
         let radius = (-2 * log(1 - random.unit())).squareRoot()

@@ -44,7 +44,7 @@ public struct SensitivityReport: Sendable, Hashable {
         /// Share of experiments with no preference whose sign test rejected at α, credited
         /// with the credit window.
         public var falsePositiveRate: Double
-        /// The same experiments credited on every slot of the page (the rule before the window).
+        /// The same experiments credited on every slot of the page (no credit window).
         public var falsePositiveRateEverySlot: Double
     }
 

@@ -62,7 +62,7 @@ public struct SessionSimulator: Sendable {
     }
 
     /// What one interleaved impression credits: with the credit window (Braid's rule) and, for
-    /// comparison, with every slot of the page (the rule before the window existed).
+    /// comparison, with every slot of the page (as if there were no window).
     public struct InterleavedOutcome: Sendable, Hashable {
         public var window: TeamDraftOutcome
         public var everySlot: TeamDraftOutcome

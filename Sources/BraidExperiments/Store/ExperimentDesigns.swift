@@ -7,9 +7,9 @@ import Synchronization
 /// outcome with it: ``read(_:store:)`` takes the looks that are due, records them in the
 /// experiment store, and fills ``ExperimentOutcome/sequential`` and each pair's reading.
 ///
-/// Designs are computed once, at start (a few hundred numerical integrations each, well under a
-/// second in a release build), so a design that cannot be built, or needs more decided sessions
-/// than its `max_sessions`, stops the gateway before it serves.
+/// Designs are computed once, at start (a few hundred numerical integrations each, cheap enough
+/// for start-up), so a design that cannot be built, or needs more decided sessions than its
+/// `max_sessions`, stops the gateway before it serves.
 public struct ExperimentDesigns: Sendable {
     /// What one experiment plans for, as configured.
     public struct Settings: Sendable, Hashable {

@@ -178,8 +178,8 @@ public struct ExperimentStore: Sendable {
         return out
         """)
 
-    /// Counter fields of a pair: `wins_a`, `wins_b`, `ties` for (0, 1), as before multileaving,
-    /// `<i>-<j>:first`, `:second`, `:ties` for the others. Mirrors the script's `field`.
+    /// Counter fields of a pair: `wins_a`, `wins_b`, `ties` for (0, 1), the names of two-team
+    /// credit, `<i>-<j>:first`, `:second`, `:ties` for the others. Mirrors the script's `field`.
     static func counterNames(_ pair: TeamPair) -> (first: String, second: String, ties: String) {
         if pair == TeamPair(0, 1) { return ("wins_a", "wins_b", "ties") }
         return ("\(pair):first", "\(pair):second", "\(pair):ties")
@@ -195,8 +195,8 @@ public struct ExperimentStore: Sendable {
     /// (`clicks_a`, `clicks_b`), so impressions in flight across an upgrade stay consistent.
     /// ARGV[6] is the impression's ``SnapshotAge`` bucket: a new impression keeps it in its
     /// state (`age`) and counts in `age:<bucket>:impressions` and `:ties`; a click that moves
-    /// teams 0 and 1 moves the same counters of its impression's bucket (impressions credited
-    /// before buckets existed have no `age` and count in none).
+    /// teams 0 and 1 moves the same counters of its impression's bucket (an impression whose
+    /// state has no `age`, credited by a worker that did not record one, counts in none).
     /// ARGV[7] is the impression's surface (`search`, or the feed component `<feed>/<component>`):
     /// kept in its state (`surface`) and counted like the age bucket, in `surface:<surface>:…`.
     /// Returns 1 when something was credited, 2 for a duplicate (an impression event seen
@@ -526,8 +526,8 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
     /// ``SnapshotAge`` in order.
     public var freshness: [FreshnessBucket] = []
     /// Credit of A against B by where the pages were shown: `search`, then each feed component
-    /// whose interleaved list is traffic of this experiment. Impressions credited before
-    /// surfaces existed count in none.
+    /// whose interleaved list is traffic of this experiment. Impressions credited by a worker
+    /// that did not record surfaces count in none.
     public var surfaces: [SurfaceCredit] = []
     /// The sequential test (``SequentialOutcome``); filled by the gateway, which knows the design.
     public var sequential: SequentialOutcome?

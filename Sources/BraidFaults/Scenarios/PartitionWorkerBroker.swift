@@ -27,7 +27,7 @@ public struct PartitionWorkerBroker: FaultScenario {
                 redis: redis.url, brokers: broker.brokers, extra: ["BRAID_KAFKA_SESSION_TIMEOUT_MS": "6000", "BRAID_KAFKA_HEARTBEAT_INTERVAL_MS": "300"])
             var workers: [BraidService] = []
             for name in ["w1", "w2", "w3"] {
-                // The local broker has left members that join in the same instant unassigned.
+                // The local broker can leave members that join in the same instant unassigned.
                 if !workers.isEmpty { try await Task.sleep(for: .seconds(4)) }
                 workers.append(try await world.worker(on: name, name: name, environment: environment))
             }

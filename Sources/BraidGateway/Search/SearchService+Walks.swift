@@ -151,7 +151,8 @@ extension SearchService {
         return LiveSide(hits: page.ids.map { found[$0] }, from: open.lowerBound, total: total, mode: .recorded, replayExpiry: expiresAt)
     }
 
-    /// A's range by offset, B's placed documents excluded: how pages were planned before walks.
+    /// A's range by offset, B's placed documents excluded: a page not planned from a walk's
+    /// record (a multileave's page 1, `page=k`, walk records off, or the record lost or full).
     func offsetSide(
         query: String, placed: [String], open: Range<Int>, mode: WalkState.Mode, startsList: Bool = false
     ) async throws(GatewayError) -> LiveSide {

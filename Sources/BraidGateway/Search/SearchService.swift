@@ -160,7 +160,7 @@ public struct SearchService: Sendable {
 
     /// B and A's side of a two-ranking page. A walk's page after A ran out asks A for nothing;
     /// one that reads the walk's record reads it alongside B; the others (page 1, `page=k`,
-    /// walks paged by offset) ask for one range of A, as before walks were recorded.
+    /// walks paged by offset) ask for one range of A by position.
     func sides(
         query: String, normalized: String, arm: InterleavingArm, position: Position, now: Date
     ) async throws(GatewayError) -> (SecondaryRanking, LiveSide) {
@@ -208,7 +208,7 @@ public struct SearchService: Sendable {
             } else {
                 secondary = try await secondaryRanking(arm: arm, query: normalized, pin: position.pin, now: now)
             }
-            // A child task for the refresh only when there is one: an idle one still cost a
+            // A child task for the refresh only when there is one: an idle one still costs a
             // hand-over between threads on every page.
             if secondary.stale {
                 async let refresh: Void = misses.request(ranking: arm.ranking, query: normalized, reason: "refresh")
@@ -278,9 +278,8 @@ public struct SearchService: Sendable {
     /// ``liveRange(query:excluding:range:)`` for B's placed documents, which a snapshot ranked in
     /// generation `vouched` says are all A's matches: the source may then count every match
     /// and the placed ones are subtracted, instead of testing each match against them (that
-    /// test was most of what a warm interleaved page's live query cost more than a live-only
-    /// one: 0.2-0.8 ms a page at 20,000 recipes). A result read from another generation is
-    /// counted again with the exclusion.
+    /// test is most of what a warm interleaved page's live query costs more than a live-only
+    /// one). A result read from another generation is counted again with the exclusion.
     func liveRange(query: String, excluding placed: [String], range: Range<Int>, vouched: String?) async throws(GatewayError) -> SearchResult {
         guard let vouched, !placed.isEmpty else { return try await liveRange(query: query, excluding: placed, range: range) }
         var result = try await live(SearchRequest(
@@ -344,7 +343,7 @@ public struct SearchService: Sendable {
     /// generation the source still reports (``RankingSnapshot/matchGeneration``), each placed
     /// document is one of A's matches, so it is the prefix's own total less their number.
     /// Otherwise A is counted without them once B is known, as the sequential path does; that
-    /// count, which tests every match against B's ids, was most of what a cold page cost more
+    /// count, which tests every match against B's ids, is most of what a cold page costs more
     /// than a live-only one.
     func parallelLive(
         query: String, normalized: String, arm: InterleavingArm, position: Position, window: Int, now: Date
@@ -356,7 +355,7 @@ public struct SearchService: Sendable {
         let (placed, open) = (placement.placedIDs, placement.open)
         let vouched = vouchedGeneration(secondary, normalized: normalized)
         // A count, when one is needed, runs in this task while the prefix runs in its child (a
-        // child of its own only added hand-overs between threads); the refresh gets a child
+        // child of its own would only add hand-overs between threads); the refresh gets a child
         // only when due.
         if secondary.stale {
             async let refresh: Void = misses.request(ranking: arm.ranking, query: normalized, reason: "refresh")
@@ -432,8 +431,9 @@ public struct SearchService: Sendable {
         }
         let cursor = try cursors.search(
             text, query: query, configurationHash: arm.configurationHash, perPage: parameters.perPageParameter, now: now)
-        // A cursor from before walks were recorded, or one of a walk recorded by a gateway
-        // with records on while this one has them off: paged by offset.
+        // A cursor without a walk (format versions 1 and 2, which an older gateway may have
+        // issued during a rolling deploy), or one of a walk recorded by a gateway with records
+        // on while this one has them off: paged by offset.
         var walk = cursor.walk ?? WalkState(mode: .offset, id: 0, page: 2)
         if walks == nil, walk.mode == .recorded {
             walk.mode = .offset

@@ -18,8 +18,8 @@ enum Deadline {
             try await Task.sleep(for: timeout)
             outcome.finish(.failure(DeadlineExceeded()))
         }
-        // The work hands its result over itself: a task awaiting it to do that was one more
-        // hop between threads on every live query's way back.
+        // The work hands its result over itself: a task awaiting it to do that would be one
+        // more hop between threads on every live query's way back.
         let work = Task {
             let result: Result<T, any Error>
             do {

@@ -4,9 +4,9 @@ import BraidRedis
 import Foundation
 
 /// Cache entries whose version is dated ahead of the clock: written from a request whose
-/// `requested_at` lay in the future (a producer with a wrong clock, before workers refused such
-/// requests). Every later request for the key is older than that version and is ignored as
-/// stale, so the entry stays frozen until someone removes it.
+/// `requested_at` lay in the future (a producer with a wrong clock, taken by a worker that does
+/// not refuse such requests). Every later request for the key is older than that version and is
+/// ignored as stale, so the entry stays frozen until someone removes it.
 extension PrecomputeStore {
     /// One ranking pointer or component whose version is dated ahead of the clock.
     public struct FutureDatedEntry: Sendable, Hashable {

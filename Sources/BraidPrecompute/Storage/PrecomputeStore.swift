@@ -147,7 +147,7 @@ public struct PrecomputeStore: Sendable {
     }
 
     /// A component's stored content as bytes a page can be sliced from, or nil when none is
-    /// stored. A `braid.component/v1` value (before offsets were stored) is re-encoded; a
+    /// stored. A `braid.component/v1` value (which stores no offsets) is re-encoded; a
     /// value that is neither is a ``StoredValueError``.
     public func storedComponent(feed: String, type: ComponentType, scope: ComponentScope) async throws -> StoredComponent? {
         let key = keys.component(feed: feed, type: type, scope: scope)

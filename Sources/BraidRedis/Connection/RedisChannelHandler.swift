@@ -39,7 +39,7 @@ final class RedisChannelHandler: ChannelDuplexHandler {
 
     /// Commands from many tasks arrive as separate event-loop tasks, each asking for a flush:
     /// one flush after those already queued sends them in one write instead of a system call
-    /// each (a profile of many tasks on few connections spent a third of its time in writes).
+    /// each (with many tasks on few connections, writes would otherwise take much of the time).
     func flush(context: ChannelHandlerContext) {
         guard !flushQueued else { return }
         flushQueued = true

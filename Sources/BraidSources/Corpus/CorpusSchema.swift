@@ -74,9 +74,8 @@ public enum CorpusSchema {
     /// Any write to `recipes`, by any program, empties `corpus_generation`, so a corpus changed
     /// by a writer that knows nothing of generations reports none (gateways then count, as for a
     /// corpus without the table) instead of vouching for match sets it no longer has. Row
-    /// triggers, as SQLite has no others, cost 2.5–3 µs per row written (50–56 ms on a load of
-    /// 20,000 recipes that takes 245 ms without them), so writers create them after loading,
-    /// with the indexes, rather than before.
+    /// triggers, as SQLite has no others, run once per row written, which a bulk load feels,
+    /// so writers create them after loading, with the indexes, rather than before.
     static let generationTriggers: [String] = ["INSERT", "UPDATE", "DELETE"].map { event in
         """
         CREATE TRIGGER IF NOT EXISTS recipes_\(event.lowercased())_withdraws_generation AFTER \(event) ON recipes

@@ -43,7 +43,7 @@ public enum RankingServiceContract {
     }
 
     /// Reads a response, parsed with ``JSONValue/parse(_:)``: through `JSONDecoder` the hits'
-    /// display fields cost about a quarter of a worker's CPU time.
+    /// display fields are a large share of a worker's CPU time.
     public static func decode(_ data: Data) throws -> SearchResult {
         func bad(_ reason: String) -> SearchSourceError {
             SearchSourceError(.badResponse, "ranking service response does not follow the contract: \(reason)")

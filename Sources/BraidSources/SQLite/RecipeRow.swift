@@ -39,7 +39,7 @@ enum RecipeRow {
 
 extension Substring {
     /// Without leading and trailing whitespace. Foundation's `trimmingCharacters(in:)` bridges
-    /// through NSString, which cost about 5 % of a search page's CPU time here.
+    /// through NSString, which shows in a search page's CPU time here.
     fileprivate var trimmingSpaces: Substring {
         guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else { return "" }
         return self[first...last]

@@ -18,7 +18,7 @@ import Synchronization
 ///
 /// The connections run their statements on a thread pool of their own, one thread each:
 /// sqlite-nio's default is NIO's shared blocking pool, as many threads as cores, where a few
-/// slow statements queued every other statement (and file I/O) behind them, and a statement
+/// slow statements queue every other statement (and file I/O) behind them, and a statement
 /// still waiting for a thread cannot be interrupted.
 ///
 /// Opening lazily lets a gateway start before `braid seed` has written the file: queries fail
@@ -59,7 +59,7 @@ final class SQLiteConnectionPool: Sendable {
     /// The `sqlite3 *` of a connection, read from sqlite-nio's stored property `handle.raw`
     /// (sqlite-nio does not expose it). It is a handle of sqlite-nio's own SQLite, which is the
     /// library ``braid_sqlite_nio_interrupt`` calls. Nil if a sqlite-nio release renames the
-    /// property: statements then run to completion (as they did before), the pool logs it, and
+    /// property: statements then run to completion (uninterruptible), the pool logs it, and
     /// `SQLiteConnectionPoolTests` fails.
     struct RawHandle: @unchecked Sendable {
         let pointer: OpaquePointer
@@ -275,12 +275,11 @@ final class SQLiteConnectionPool: Sendable {
         try await (connection.close() as EventLoopFuture<Void>).get()
     }
 
-    /// Page cache per connection, in KiB (negative: SQLite's unit for a size). With the default
-    /// 2 MiB, pages of a 20,000-recipe corpus (17 MB) were read again through `pread` on every
-    /// search, 12-16 % of its CPU in `perf`; with 32 MiB the "curry" page query ran faster in
-    /// each of four paired runs of a C loop over the same SQLite build (e.g. 5.3 → 4.5 ms).
-    /// Not `mmap_size`: a corpus copied over in place would crash the process with SIGBUS
-    /// instead of failing its queries.
+    /// Page cache per connection, in KiB (negative: SQLite's unit for a size): 32 MiB, room for
+    /// a 20,000-recipe corpus (17 MB). With SQLite's default 2 MiB, such a corpus's pages are
+    /// read again through `pread` on every search, a visible share of its CPU, and page
+    /// queries run slower. Not `mmap_size`: a corpus copied over in place would crash the
+    /// process with SIGBUS instead of failing its queries.
     static let cacheKiB = -32_768
 
     /// How long a query waits for another program's write to the corpus to commit (SQLite

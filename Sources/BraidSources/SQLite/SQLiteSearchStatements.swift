@@ -21,16 +21,16 @@ struct SQLiteSearchStatements {
     /// order `braid seed` inserts recipes in, which is id order) so pages never overlap.
     ///
     /// Matches are ranked first and only the rows the page needs are joined to `recipes`:
-    /// relevance needs nothing but the index, and reading every match's row (3,140 for
-    /// "curry") to sort it cost 40 % of the query.
+    /// relevance needs nothing but the index, and reading every match's row to sort it would
+    /// be a large part of the query for a common word.
     ///
     /// Excluded ids are removed after the sort, from its first `from + size + excluded`
     /// rows: at most that many excluded documents precede the page, so those rows hold it.
     /// Testing every match against the excluded set instead (`rowid NOT IN …` in the scan)
-    /// cost a lookup per match, a third more than the page itself for "curry". They are
+    /// costs a lookup per match, more than the page itself for a common word. They are
     /// removed by row (`seq`, one lookup per excluded id in the id index) before the join, so
     /// only the page's rows are read from `recipes`: joining all `from + size + excluded` rows
-    /// first made an interleaved page's query 3-5 % dearer than a live-only one's.
+    /// first would make an interleaved page's query dearer than a live-only one's.
     func page(_ request: SearchRequest) -> Statement {
         let table = match.table.rawValue
         let join = request.profile == .relevance ? "" : " JOIN recipes AS r ON r.seq = \(table).rowid"
@@ -71,7 +71,7 @@ struct SQLiteSearchStatements {
 
     /// Matches minus the excluded ids: T of the interleaving planner. The index alone
     /// answers it: excluded ids become rowids once, instead of joining every match to
-    /// `recipes` to read its id (1-1.5 ms per query at 20,000 recipes, ten times this).
+    /// `recipes` to read its id (many times the cost of this).
     func count(excluding: [String], only ids: [String]? = nil) -> Statement {
         let table = match.table.rawValue
         let exclusion = Self.exclusion(excluding, table: table)
@@ -124,7 +124,7 @@ struct SQLiteSearchStatements {
     }
 
     /// Each id once, first occurrences in their order (equal requests, equal statements).
-    /// Not sorted: sorting a snapshot's 50 ids cost more than the rest of building the SQL.
+    /// Not sorted: sorting a snapshot's ids costs more than the rest of building the SQL.
     static func unique(_ ids: [String]) -> [String] {
         var seen = Set<String>(minimumCapacity: ids.count)
         return ids.filter { seen.insert($0).inserted }

@@ -14,7 +14,7 @@ import BraidCore
 ///   search-as-you-type; the table's prefix index answers a three-character prefix with one
 ///   doclist instead of merging every word that starts with it. A shorter token matches whole
 ///   words only (`"ox"`, not `oxtail`): a one- or two-letter prefix matches most of the corpus,
-///   and ranking that many matches cost many times a common word (the cost bound of #34).
+///   and ranking that many matches costs many times a common word.
 /// - `recipes_trigram`, `trigram` tokenizer: substring matching, used when the query contains
 ///   Chinese/Japanese/Korean text, where words are not separated by spaces (so `カレー` also
 ///   finds `ビーフカレー`). Trigrams need at least three characters, so shorter tokens are left

@@ -90,7 +90,7 @@ struct RateLimitRouteTests {
             do { let got = try await status(user: "u00001"); #expect(got == .ok) }
             do { let got = try await status(user: "u00001"); #expect(got == .tooManyRequests) }
             do { let got = try await status(user: "u00002"); #expect(got == .ok) }
-            // A refused credential is still refused as before (401), not charged to anyone's bucket.
+            // A refused credential is refused (401) as without limits, and not charged to anyone's bucket.
             let forged = try await client.execute(
                 uri: "/v1/feeds/home", method: .get, headers: Self.headers([("X-Braid-User", "u00001"), ("X-Braid-Proxy-Secret", "wrong")]))
             #expect(forged.status == .unauthorized)
