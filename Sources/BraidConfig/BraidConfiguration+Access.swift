@@ -8,8 +8,8 @@ extension BraidConfiguration {
     func validateAccess() throws(ConfigurationError) {
         func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
         guard (0...65_535).contains(gateway.adminPort) else { throw fail("gateway.admin_port must be 0-65535 (0: any free port)") }
-        if !gateway.adminHost.isEmpty, gateway.adminHost == gateway.host, gateway.adminPort == gateway.port, gateway.port != 0 {
-            throw fail("gateway.admin_host:gateway.admin_port is the public listener; pick another port, or leave gateway.admin_host empty")
+        if gateway.adminHost == gateway.host, gateway.adminPort == gateway.port, gateway.port != 0 {
+            throw fail("gateway.admin_host:gateway.admin_port is the public listener; pick another port, or leave gateway.admin_host unset")
         }
         if !admin.token.isEmpty, admin.token.text.count < 16 { throw fail("admin.token must be at least 16 characters") }
         for (index, proxy) in gateway.trustedProxies.enumerated() where AddressRange(proxy) == nil {
@@ -18,9 +18,9 @@ extension BraidConfiguration {
         for (index, origin) in gateway.corsOrigins.enumerated() where !Self.isOrigin(origin) {
             throw fail("gateway.cors_origins[\(index)] must be * or an origin such as https://app.example.com (scheme, host, optional port; no path)")
         }
-        guard (1_000...3_600_000).contains(http.idleTimeoutMs) else { throw fail("http.idle_timeout_ms must be 1000-3600000") }
-        guard (100...600_000).contains(http.headerTimeoutMs) else { throw fail("http.header_timeout_ms must be 100-600000") }
-        guard (100...3_600_000).contains(http.bodyTimeoutMs) else { throw fail("http.body_timeout_ms must be 100-3600000") }
+        guard (Duration.seconds(1) ... .seconds(3_600)).contains(http.idleTimeout) else { throw fail("http.idle_timeout_ms must be 1000-3600000") }
+        guard (Duration.milliseconds(100) ... .seconds(600)).contains(http.headerTimeout) else { throw fail("http.header_timeout_ms must be 100-600000") }
+        guard (Duration.milliseconds(100) ... .seconds(3_600)).contains(http.bodyTimeout) else { throw fail("http.body_timeout_ms must be 100-3600000") }
         guard (1...1_000_000).contains(http.maxConnections) else { throw fail("http.max_connections must be 1-1000000") }
     }
 
@@ -33,20 +33,21 @@ extension BraidConfiguration {
             break
         case .jwt:
             let jwt = identity.jwt
-            guard !jwt.issuer.isEmpty, !jwt.audience.isEmpty else {
+            guard jwt.issuer != nil, jwt.audience != nil else {
                 throw fail("identity.mode jwt needs identity.jwt.issuer and identity.jwt.audience (both are checked on every token)")
             }
-            guard !jwt.jwksUrl.isEmpty || !jwt.jwksFile.isEmpty || !jwt.hs256Key.isEmpty else {
+            guard jwt.jwksUrl != nil || jwt.jwksFile != nil || !jwt.hs256Key.isEmpty else {
                 throw fail("identity.mode jwt needs keys: identity.jwt.jwks_url, identity.jwt.jwks_file or identity.jwt.hs256_key")
             }
-            guard jwt.jwksUrl.isEmpty || jwt.jwksFile.isEmpty else { throw fail("identity.jwt.jwks_url and identity.jwt.jwks_file exclude each other: set one") }
-            let url = jwt.jwksUrl.lowercased()
-            guard jwt.jwksUrl.isEmpty || url.hasPrefix("https://") || url.hasPrefix("http://") else {
+            guard jwt.jwksUrl == nil || jwt.jwksFile == nil else { throw fail("identity.jwt.jwks_url and identity.jwt.jwks_file exclude each other: set one") }
+            if let url = jwt.jwksUrl?.lowercased(), !url.hasPrefix("https://"), !url.hasPrefix("http://") {
                 throw fail("identity.jwt.jwks_url must be an http:// or https:// URL")
             }
-            guard (0...600).contains(jwt.leewaySeconds) else { throw fail("identity.jwt.leeway_seconds must be 0-600") }
-            guard (10...86_400).contains(jwt.jwksRefreshSeconds) else { throw fail("identity.jwt.jwks_refresh_seconds must be 10-86400") }
-            guard jwt.jwksMaxStaleSeconds >= jwt.jwksRefreshSeconds else {
+            guard (Duration.zero ... .seconds(600)).contains(jwt.leeway) else { throw fail("identity.jwt.leeway_seconds must be 0-600") }
+            guard (Duration.seconds(10) ... .seconds(86_400)).contains(jwt.jwksRefresh) else {
+                throw fail("identity.jwt.jwks_refresh_seconds must be 10-86400")
+            }
+            guard jwt.jwksMaxStale >= jwt.jwksRefresh else {
                 throw fail("identity.jwt.jwks_max_stale_seconds must be at least identity.jwt.jwks_refresh_seconds")
             }
         case .proxy:

@@ -46,7 +46,7 @@ extension BraidConfiguration {
         switch role {
         case .gateway:
             var listeners = [(ListenerRole.gatewayPublic, gateway.host, gateway.port)]
-            if !gateway.adminHost.isEmpty { listeners.append((.gatewayAdmin, gateway.adminHost, gateway.adminPort)) }
+            if let adminHost = gateway.adminHost { listeners.append((.gatewayAdmin, adminHost, gateway.adminPort)) }
             return listeners
         case .worker:
             return [(.workerMetrics, worker.metricsHost, worker.metricsPort)]

@@ -21,23 +21,28 @@ extension BraidConfiguration {
     /// `identity.jwt.*`: bearer JWTs signed by the application's identity provider.
     public struct JWTSection: Codable, Sendable, Equatable {
         /// Required `iss`.
-        public var issuer = ""
+        public var issuer: String?
         /// Required in `aud`.
-        public var audience = ""
+        public var audience: String?
         /// RS256 and ES256 keys: a JWKS document at this URL (refetched) …
-        public var jwksUrl = ""
+        public var jwksUrl: String?
         /// … or in this file (reread).
-        public var jwksFile = ""
+        public var jwksFile: String?
         /// An HS256 key shared with the issuer (a secret); empty: HS256 is refused.
         public var hs256Key = Secret.none
         /// Clock skew allowed on `exp` and `nbf`.
-        public var leewaySeconds = 60
+        @Seconds public var leeway: Duration = .seconds(60)
         /// How often the JWKS is fetched again.
-        public var jwksRefreshSeconds = 300
+        @Seconds public var jwksRefresh: Duration = .seconds(300)
         /// How long the last JWKS that could be fetched stays in use while its source fails;
         /// after that every token is refused with a 503 until a fetch succeeds.
-        public var jwksMaxStaleSeconds = 86_400
+        @Seconds public var jwksMaxStale: Duration = .seconds(86_400)
         public init() {}
+
+        enum CodingKeys: String, CodingKey {
+            case issuer, audience, jwksUrl, jwksFile, hs256Key, leeway = "leewaySeconds", jwksRefresh = "jwksRefreshSeconds"
+            case jwksMaxStale = "jwksMaxStaleSeconds"
+        }
     }
 
     /// `identity.proxy.*`: a trusted proxy in front of the gateway authenticates users and
@@ -53,15 +58,19 @@ extension BraidConfiguration {
     /// `http.*`: what every HTTP listener of a process allows a connection.
     public struct HTTPSection: Codable, Sendable, Equatable {
         /// A connection with no request for this long is closed.
-        public var idleTimeoutMs = 60_000
+        @Milliseconds public var idleTimeout: Duration = .seconds(60)
         /// A request's head must arrive in full within this time of its first byte (or of the
         /// connection opening): slowloris clients are cut off.
-        public var headerTimeoutMs = 10_000
+        @Milliseconds public var headerTimeout: Duration = .seconds(10)
         /// A request's body must arrive in full within this time of its head.
-        public var bodyTimeoutMs = 30_000
+        @Milliseconds public var bodyTimeout: Duration = .seconds(30)
         /// Open connections per listener; past it the listener stops accepting until one closes.
         public var maxConnections = 4_096
         public init() {}
+
+        enum CodingKeys: String, CodingKey {
+            case idleTimeout = "idleTimeoutMs", headerTimeout = "headerTimeoutMs", bodyTimeout = "bodyTimeoutMs", maxConnections
+        }
     }
 }
 

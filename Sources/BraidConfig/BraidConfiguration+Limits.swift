@@ -37,10 +37,14 @@ extension BraidConfiguration {
         /// Misses of one key before it is computed and stored; 1 stores on the first miss.
         public var threshold = 2
         /// Counts halve this often: a key must be seen `threshold` times within about this long.
-        public var halvingSeconds = 600
+        @Seconds public var halving: Duration = .seconds(600)
         /// Counters per row of the sketch (4 rows of one byte each): 65,536 = 256 KiB.
         public var sketchWidth = 65_536
         public init() {}
+
+        enum CodingKeys: String, CodingKey {
+            case threshold, halving = "halvingSeconds", sketchWidth
+        }
     }
 
     func validateLimits() throws(ConfigurationError) {
@@ -55,7 +59,7 @@ extension BraidConfiguration {
         guard (1_000...10_000_000).contains(limits.maxCallers) else { throw fail("gateway.rate_limits.max_callers must be 1000-10000000") }
         let admission = gateway.admission
         guard (1...255).contains(admission.threshold) else { throw fail("gateway.admission.threshold must be 1-255 (1: every miss is stored)") }
-        guard (1...86_400).contains(admission.halvingSeconds) else { throw fail("gateway.admission.halving_seconds must be 1-86400") }
+        guard (Duration.seconds(1) ... .seconds(86_400)).contains(admission.halving) else { throw fail("gateway.admission.halving_seconds must be 1-86400") }
         guard (1_024...16_777_216).contains(admission.sketchWidth) else { throw fail("gateway.admission.sketch_width must be 1024-16777216") }
     }
 }

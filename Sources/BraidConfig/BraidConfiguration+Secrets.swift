@@ -5,13 +5,13 @@ extension BraidConfiguration.GatewaySection {
     /// When cursors and impression ids signed with `previous_cursor_key` stop being accepted;
     /// nil when no previous key is configured (or the time does not parse: `validate()` says so).
     public var previousCursorKeyExpiry: Date? {
-        guard !previousCursorKey.isEmpty else { return nil }
+        guard !previousCursorKey.isEmpty, let previousCursorKeyUntil else { return nil }
         return Self.rfc3339(previousCursorKeyUntil)
     }
 
     /// The same for `previous_impression_key`, which ends at the same time.
     public var previousImpressionKeyExpiry: Date? {
-        guard !previousImpressionKey.isEmpty else { return nil }
+        guard !previousImpressionKey.isEmpty, let previousCursorKeyUntil else { return nil }
         return Self.rfc3339(previousCursorKeyUntil)
     }
 
@@ -37,24 +37,25 @@ extension BraidConfiguration {
             }
         }
         if gateway.previousCursorKey.isEmpty && gateway.previousImpressionKey.isEmpty {
-            guard gateway.previousCursorKeyUntil.isEmpty else {
+            guard gateway.previousCursorKeyUntil == nil else {
                 throw fail("gateway.previous_cursor_key_until is set but neither gateway.previous_cursor_key nor gateway.previous_impression_key is")
             }
         } else {
             guard gateway.previousCursorKey.isEmpty || gateway.previousCursorKey != gateway.cursorKey else {
                 throw fail("gateway.previous_cursor_key must differ from gateway.cursor_key")
             }
-            guard BraidConfiguration.GatewaySection.rfc3339(gateway.previousCursorKeyUntil) != nil else {
+            guard let until = gateway.previousCursorKeyUntil, BraidConfiguration.GatewaySection.rfc3339(until) != nil else {
                 throw fail(
                     "gateway.previous_cursor_key_until must be an RFC 3339 time such as 2026-12-01T00:00:00Z "
-                        + "(until when the previous key is accepted), not '\(gateway.previousCursorKeyUntil)'")
+                        + "(until when the previous key is accepted), not '\(gateway.previousCursorKeyUntil ?? "")'")
             }
         }
-        guard search.elasticsearchApiKey.isEmpty || search.elasticsearchUsername.isEmpty else {
-            throw fail("search.elasticsearch_api_key and search.elasticsearch_username exclude each other: set one")
+        let elasticsearch = search.elasticsearch
+        guard elasticsearch.apiKey.isEmpty || elasticsearch.username == nil else {
+            throw fail("search.elasticsearch.api_key and search.elasticsearch.username exclude each other: set one")
         }
-        guard search.elasticsearchPassword.isEmpty || !search.elasticsearchUsername.isEmpty else {
-            throw fail("search.elasticsearch_password is set but search.elasticsearch_username is not")
+        guard elasticsearch.password.isEmpty || elasticsearch.username != nil else {
+            throw fail("search.elasticsearch.password is set but search.elasticsearch.username is not")
         }
     }
 }

@@ -11,8 +11,8 @@ extension BraidConfiguration {
         }
     }
 
-    /// `tracing.service_name`, or `braid-<command>` when it is empty.
+    /// `tracing.service_name`, or `braid-<command>` when it is unset.
     public func tracingServiceName(command: String) -> String {
-        tracing.serviceName.isEmpty ? "braid-\(command)" : tracing.serviceName
+        tracing.serviceName ?? "braid-\(command)"
     }
 }

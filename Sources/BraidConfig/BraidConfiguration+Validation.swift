@@ -12,22 +12,22 @@ extension BraidConfiguration {
     public func validate(for role: ServiceRole = .gateway) throws(ConfigurationError) {
         func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: message) }
         guard redis.poolSize >= 1 else { throw fail("redis.pool_size must be at least 1") }
-        guard (1...64).contains(search.sqliteConnections) else { throw fail("search.sqlite_connections must be 1-64") }
-        guard redis.commandTimeoutMs >= 1 else { throw fail("redis.command_timeout_ms must be at least 1") }
+        guard (1...64).contains(search.sqlite.connections) else { throw fail("search.sqlite.connections must be 1-64") }
+        guard redis.commandTimeout >= .milliseconds(1) else { throw fail("redis.command_timeout_ms must be at least 1") }
         try validateRedisTopology()
         guard (0...65_535).contains(gateway.port) else { throw fail("gateway.port must be 0-65535 (0: any free port)") }
         guard (0...65_535).contains(worker.metricsPort) else { throw fail("worker.metrics_port must be 0-65535 (0: any free port)") }
         guard (1...10_000).contains(worker.componentItems) else { throw fail("worker.component_items must be 1-10000") }
         guard worker.concurrency >= 1 else { throw fail("worker.concurrency must be at least 1") }
         guard worker.maxAttempts >= 1 else { throw fail("worker.max_attempts must be at least 1") }
-        guard worker.retryBackoffMs >= 0 else { throw fail("worker.retry_backoff_ms must not be negative") }
+        guard worker.retryBackoff >= .zero else { throw fail("worker.retry_backoff_ms must not be negative") }
         guard worker.readAhead >= worker.concurrency else {
             throw fail("worker.read_ahead must be at least worker.concurrency (\(worker.concurrency))")
         }
         guard worker.readAheadPerPartition >= 2 else { throw fail("worker.read_ahead_per_partition must be at least 2") }
         guard worker.pauseAfterFailures >= 0 else { throw fail("worker.pause_after_failures must not be negative (0: never pause)") }
-        guard worker.probeBackoffMs >= 1 else { throw fail("worker.probe_backoff_ms must be at least 1") }
-        guard worker.probeMaxBackoffMs >= worker.probeBackoffMs else {
+        guard worker.probeBackoff >= .milliseconds(1) else { throw fail("worker.probe_backoff_ms must be at least 1") }
+        guard worker.probeMaxBackoff >= worker.probeBackoff else {
             throw fail("worker.probe_max_backoff_ms must be at least worker.probe_backoff_ms")
         }
         guard !gateway.cursorKey.isEmpty else { throw fail("gateway.cursor_key must not be empty") }
@@ -42,19 +42,19 @@ extension BraidConfiguration {
         for (name, ranking) in rankings {
             guard Names.isValid(name) else { throw fail("rankings.\(name): a ranking name must be \(Names.rule)") }
             guard (1...1000).contains(ranking.size) else { throw fail("rankings.\(name).size must be 1-1000") }
-            guard ranking.ttlSeconds >= 60 else { throw fail("rankings.\(name).ttl_seconds must be at least 60") }
+            guard ranking.ttl >= .seconds(60) else { throw fail("rankings.\(name).ttl_seconds must be at least 60") }
         }
         guard (0...1_048_576).contains(gateway.walkMaxBytes) else { throw fail("gateway.walk_max_bytes must be 0-1048576") }
         guard (0...1_024).contains(gateway.broadSearchConcurrency) else {
             throw fail("gateway.broad_search_concurrency must be 0-1024 (0: no limit)")
         }
-        guard (1...ImpressionValidity.maxWindowSeconds).contains(gateway.impressionWindowSeconds) else {
+        guard (Duration.seconds(1) ... .seconds(ImpressionValidity.maxWindowSeconds)).contains(gateway.impressionWindow) else {
             throw fail(
                 "gateway.impression_window_seconds must be 1-\(ImpressionValidity.maxWindowSeconds) (shorter than the workers' "
                     + "\(ImpressionValidity.impressionStateTTLSeconds) s impression state, so an old impression id cannot count twice)")
         }
-        guard (0...60_000).contains(gateway.pointerCacheMs) else { throw fail("gateway.pointer_cache_ms must be 0-60000") }
-        guard (1...10_000).contains(gateway.batchTimeoutMs) else { throw fail("gateway.batch_timeout_ms must be 1-10000") }
+        guard (Duration.zero ... .seconds(60)).contains(gateway.pointerCache) else { throw fail("gateway.pointer_cache_ms must be 0-60000") }
+        guard (Duration.milliseconds(1) ... .seconds(10)).contains(gateway.batchTimeout) else { throw fail("gateway.batch_timeout_ms must be 1-10000") }
         try validateInterleavingSection()
         try validateCampaigns()
         for (name, feed) in feeds {
@@ -138,7 +138,7 @@ extension BraidConfiguration {
         let urls = redis.clusterNodes.isEmpty ? [redis.url] : redis.clusterNodes
         let urlKey = redis.clusterNodes.isEmpty ? "redis.url" : "redis.cluster_nodes"
         let tls = redis.tls
-        if tls.certFile.isEmpty != tls.keyFile.isEmpty {
+        if (tls.certFile == nil) != (tls.keyFile == nil) {
             throw fail("redis.tls.cert_file and redis.tls.key_file go together (a client certificate and its key, for mutual TLS)")
         }
         if tls.isCustomised, !urls.allSatisfy(isTLS) {

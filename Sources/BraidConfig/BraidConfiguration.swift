@@ -10,6 +10,7 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
     public var redis = RedisSection()
     public var kafka = KafkaSection()
     public var search = SearchSection()
+    public var components = ComponentsSection()
     public var rankings: [String: RankingSection] = RankingSection.defaults
     public var interleaving = InterleavingSection()
     public var gateway = GatewaySection()
@@ -40,29 +41,34 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var clusterNodes: [String] = []
         /// Connections per server (per primary in cluster mode).
         public var poolSize = 4
-        public var commandTimeoutMs = 500
+        /// How long one command may take before it fails (and the connection is replaced).
+        @Milliseconds public var commandTimeout: Duration = .milliseconds(500)
         /// First segment of every key; several deployments can share one Redis.
         public var keyPrefix = "braid"
-        /// ACL user and password; non-empty values replace the URL's, so the URL can stay
-        /// free of secrets (`BRAID_REDIS_PASSWORD_FILE` reads a mounted secret).
-        public var username = ""
+        /// ACL user and password; set, they replace the URL's, so the URL can stay free of
+        /// secrets (`BRAID_REDIS_PASSWORD_FILE` reads a mounted secret).
+        public var username: String?
         public var password = Secret.none
         /// Settings of `rediss://` connections.
         public var tls = RedisTLSSection()
         public init() {}
+
+        enum CodingKeys: String, CodingKey {
+            case url, mode, clusterNodes, poolSize, commandTimeout = "commandTimeoutMs", keyPrefix, username, password, tls
+        }
     }
 
     /// `redis.tls`: how `rediss://` connections verify the server and present a client
-    /// certificate. Empty strings are "not set" (so each has a `BRAID_REDIS_TLS_*` variable).
+    /// certificate.
     public struct RedisTLSSection: Codable, Sendable, Equatable {
-        /// PEM file of the CAs to trust; empty: the system's trust roots.
-        public var caFile = ""
+        /// PEM file of the CAs to trust; unset: the system's trust roots.
+        public var caFile: String?
         /// PEM client certificate for mutual TLS (`tls-auth-clients yes`); needs ``keyFile``.
-        public var certFile = ""
+        public var certFile: String?
         /// PEM private key of ``certFile``.
-        public var keyFile = ""
-        /// Name sent as SNI and checked against the certificate; empty: each node's host.
-        public var serverName = ""
+        public var keyFile: String?
+        /// Name sent as SNI and checked against the certificate; unset: each node's host.
+        public var serverName: String?
         /// Whether the certificate must name the server (the chain is always verified).
         public var verifyServerName = true
         public init() {}
@@ -80,28 +86,91 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var consumerGroup = "braid-workers"
         /// Consumer group of the workers' event aggregation (team-draft credit).
         public var eventsConsumerGroup = "braid-events"
-        public var sessionTimeoutMs = 6000
-        public var heartbeatIntervalMs = 300
+        /// librdkafka `session.timeout.ms`: how long a silent consumer keeps its partitions.
+        @Milliseconds public var sessionTimeout: Duration = .seconds(6)
+        /// librdkafka `heartbeat.interval.ms`.
+        @Milliseconds public var heartbeatInterval: Duration = .milliseconds(300)
         /// Passed to librdkafka as they are (SASL, TLS, tuning): the escape hatch.
         public var properties: [String: String] = [:]
         public init() {}
+
+        enum CodingKeys: String, CodingKey {
+            case brokers, requestsTopic, deadLetterTopic, eventsTopic, consumerGroup, eventsConsumerGroup
+            case sessionTimeout = "sessionTimeoutMs", heartbeatInterval = "heartbeatIntervalMs", properties
+        }
     }
 
+    /// `search.*`: the live ranking. `source` picks the backend; each backend has its own
+    /// section, read only when it is the source.
     public struct SearchSection: Codable, Sendable, Equatable {
         public var source = SearchSourceKind.sqlite
-        public var sqlitePath = ".run/local/corpus.sqlite"
-        /// Connections (and threads) of the SQLite source: at most this many live statements run
-        /// at once, further ones wait for a connection.
-        public var sqliteConnections = 4
-        public var elasticsearchUrl = "http://127.0.0.1:9200"
-        public var elasticsearchIndex = "recipes"
+        /// How long one live query may take (Elasticsearch and HTTP sources).
+        @Milliseconds public var timeout: Duration = .milliseconds(800)
+        public var sqlite = SQLiteSection()
+        public var elasticsearch = ElasticsearchSection()
+        public var http = HTTPSourceSection()
+        public init() {}
+
+        /// The selected backend with its settings.
+        public var live: LiveSource {
+            switch source {
+            case .sqlite: .sqlite(sqlite)
+            case .elasticsearch: .elasticsearch(elasticsearch)
+            case .http: .http(http)
+            }
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case source, timeout = "timeoutMs", sqlite, elasticsearch, http
+        }
+    }
+
+    /// The live backend `search.source` names, with its section.
+    public enum LiveSource: Sendable, Equatable {
+        case sqlite(SQLiteSection)
+        case elasticsearch(ElasticsearchSection)
+        case http(HTTPSourceSection)
+    }
+
+    /// `search.sqlite`: the embedded SQLite FTS5 corpus.
+    public struct SQLiteSection: Codable, Sendable, Equatable {
+        public var path = ".run/local/corpus.sqlite"
+        /// Connections (and threads): at most this many live statements run at once, further
+        /// ones wait for a connection.
+        public var connections = 4
+        public init() {}
+    }
+
+    /// `search.elasticsearch`: an Elasticsearch or OpenSearch index.
+    public struct ElasticsearchSection: Codable, Sendable, Equatable {
+        public var url = "http://127.0.0.1:9200"
+        public var index = "recipes"
         /// Sent as `Authorization: ApiKey …` (the encoded key Elasticsearch returns).
-        public var elasticsearchApiKey = Secret.none
+        public var apiKey = Secret.none
         /// Basic authentication, when no API key is set.
-        public var elasticsearchUsername = ""
-        public var elasticsearchPassword = Secret.none
-        public var httpUrl = "http://127.0.0.1:8081/rank"
-        public var timeoutMs = 800
+        public var username: String?
+        public var password = Secret.none
+        public init() {}
+    }
+
+    /// `search.http`: a ranking service speaking `Schemas/ranking-source.schema.json`.
+    public struct HTTPSourceSection: Codable, Sendable, Equatable {
+        public var url = "http://127.0.0.1:8081/rank"
+        public init() {}
+    }
+
+    /// `components.*`: where feed components' contents come from, for the gateway (live
+    /// reads) and the worker (materializing) alike. Banners come from `campaigns` whatever it says.
+    public struct ComponentsSection: Codable, Sendable, Equatable {
+        public var source = ComponentSourceKind.sqlite
+        public var sqlite = ComponentSQLiteSection()
+        public init() {}
+    }
+
+    /// `components.sqlite`.
+    public struct ComponentSQLiteSection: Codable, Sendable, Equatable {
+        /// The corpus of recipes and users; unset: `search.sqlite.path`, the corpus searched.
+        public var path: String?
         public init() {}
     }
 
@@ -109,24 +178,32 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
     public struct RankingSection: Codable, Sendable, Equatable {
         public var profile: RankingProfile
         public var size: Int
-        public var ttlSeconds: Int
+        /// How long a snapshot lives in Redis.
+        @Seconds public var ttl: Duration
         /// Older snapshots trigger a deduplicated refresh request.
-        public var refreshAfterSeconds: Int
+        @Seconds public var refreshAfter: Duration
         /// How long a replaced snapshot stays readable for sessions that pinned it.
-        public var graceSeconds: Int
+        @Seconds public var grace: Duration
 
-        public init(profile: RankingProfile, size: Int = 50, ttlSeconds: Int = 86_400, refreshAfterSeconds: Int = 3_600, graceSeconds: Int = 3_600) {
+        public init(
+            profile: RankingProfile, size: Int = 50, ttl: Duration = .seconds(86_400), refreshAfter: Duration = .seconds(3_600),
+            grace: Duration = .seconds(3_600)
+        ) {
             self.profile = profile
             self.size = size
-            self.ttlSeconds = ttlSeconds
-            self.refreshAfterSeconds = refreshAfterSeconds
-            self.graceSeconds = graceSeconds
+            self.ttl = ttl
+            self.refreshAfter = refreshAfter
+            self.grace = grace
         }
 
         public static let defaults: [String: RankingSection] = [
             "featured": RankingSection(profile: .popularityBoosted),
-            "fresh": RankingSection(profile: .newest, size: 30, ttlSeconds: 21_600, refreshAfterSeconds: 900),
+            "fresh": RankingSection(profile: .newest, size: 30, ttl: .seconds(21_600), refreshAfter: .seconds(900)),
         ]
+
+        enum CodingKeys: String, CodingKey {
+            case profile, size, ttl = "ttlSeconds", refreshAfter = "refreshAfterSeconds", grace = "graceSeconds"
+        }
     }
 
     public struct InterleavingSection: Codable, Sendable, Equatable {
@@ -229,8 +306,8 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var host = "127.0.0.1"
         public var port = 8080
         /// The admin listener (`/metrics`, `/v1/admin/*`, `/v1/experiments/*`, the console);
-        /// empty: those routes share the public listener, behind the admin or console token.
-        public var adminHost = ""
+        /// unset: those routes share the public listener, behind the admin or console token.
+        public var adminHost: String?
         public var adminPort = 9465
         /// HMAC key of cursors. The default is a public development key, refused by a gateway
         /// that listens beyond loopback (``BraidConfiguration/validateExposure(of:resolve:)``).
@@ -241,36 +318,46 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         /// until `previous_cursor_key_until` (an RFC 3339 time), so sessions survive a rotation.
         public var previousCursorKey = Secret.none
         public var previousImpressionKey = Secret.none
-        public var previousCursorKeyUntil = ""
+        public var previousCursorKeyUntil: String?
         /// Addresses or CIDR ranges of the proxies whose `X-Forwarded-For` and
         /// `X-Forwarded-Proto` are believed; empty: nobody's.
         public var trustedProxies: [String] = []
         /// Origins allowed to call the public routes from a browser (CORS); empty: CORS off.
         public var corsOrigins: [String] = []
-        public var cursorTtlSeconds = 3_600
+        /// How long a cursor stays valid after its page was served.
+        @Seconds public var cursorTtl: Duration = .seconds(3_600)
         /// How long after a page was served its impression id's events are accepted; at most
         /// ``ImpressionValidity/maxWindowSeconds``, shorter than the workers' impression state,
         /// so an old id can never count again once that state expired.
-        public var impressionWindowSeconds = ImpressionValidity.defaultWindowSeconds
+        @Seconds public var impressionWindow: Duration = .seconds(ImpressionValidity.defaultWindowSeconds)
         /// Most bytes of one walk's record in Redis (the A documents it has shown; 5-7 bytes
         /// a document with ids like r012345); past it the walk is paged by offset. 0: no records,
         /// every walk is paged by offset.
         public var walkMaxBytes = 32_768
         public var nearCacheBytes = 64 << 20
         /// How long page 1 reuses a snapshot pointer it read; 0 reads Redis on every page 1.
-        public var pointerCacheMs = 1_000
-        public var liveTimeoutMs = 1_000
+        @Milliseconds public var pointerCache: Duration = .seconds(1)
+        /// How long the gateway waits for one live query.
+        @Milliseconds public var liveTimeout: Duration = .seconds(1)
         /// Broad search queries served at once per process (``FTSMatchExpression/isBroad(_:)``);
-        /// others wait in line up to `liveTimeoutMs`, then get 503 `busy`. 0: no limit.
+        /// others wait in line up to ``liveTimeout``, then get 503 `busy`. 0: no limit.
         public var broadSearchConcurrency = 1
         public var defaultPerPage = 20
         /// Default deadline of each component in a batchGet; a slower one comes back pending.
-        public var batchTimeoutMs = 250
+        @Milliseconds public var batchTimeout: Duration = .milliseconds(250)
         /// Token buckets per caller on the public routes (``RateLimitsSection``).
         public var rateLimits = RateLimitsSection()
         /// Which misses earn a stored snapshot (``AdmissionSection``).
         public var admission = AdmissionSection()
         public init() {}
+
+        enum CodingKeys: String, CodingKey {
+            case host, port, adminHost, adminPort, cursorKey, impressionKey, previousCursorKey, previousImpressionKey
+            case previousCursorKeyUntil, trustedProxies, corsOrigins, cursorTtl = "cursorTtlSeconds"
+            case impressionWindow = "impressionWindowSeconds", walkMaxBytes, nearCacheBytes, pointerCache = "pointerCacheMs"
+            case liveTimeout = "liveTimeoutMs", broadSearchConcurrency, defaultPerPage, batchTimeout = "batchTimeoutMs"
+            case rateLimits, admission
+        }
     }
 
     public struct WorkerSection: Codable, Sendable, Equatable {
@@ -289,14 +376,15 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         /// between fetches; BENCHMARKS.md, worker).
         public var readAheadPerPartition = 2_000
         public var maxAttempts = 5
-        public var retryBackoffMs = 200
+        /// First delay before a failed request is tried again (doubling).
+        @Milliseconds public var retryBackoff: Duration = .milliseconds(200)
         /// Transient failures of one dependency in a row (no success between) after which the
         /// worker probes it and pauses its partitions if it does not answer; 0 never pauses.
         public var pauseAfterFailures = 3
         /// First delay between probes of a dependency that is down (doubling).
-        public var probeBackoffMs = 500
+        @Milliseconds public var probeBackoff: Duration = .milliseconds(500)
         /// Longest delay between probes.
-        public var probeMaxBackoffMs = 5_000
+        @Milliseconds public var probeMaxBackoff: Duration = .seconds(5)
         /// Address of the worker's `/metrics` and `/healthz`; `0.0.0.0` to be scraped from outside.
         public var metricsHost = "127.0.0.1"
         /// Port of the worker's `/metrics`; 0 picks a free one (several workers on one host).
@@ -304,6 +392,12 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         /// Items stored per feed component (clients page through them).
         public var componentItems = 60
         public init() {}
+
+        enum CodingKeys: String, CodingKey {
+            case concurrency, ordering, readAhead, readAheadPerPartition, maxAttempts, retryBackoff = "retryBackoffMs"
+            case pauseAfterFailures, probeBackoff = "probeBackoffMs", probeMaxBackoff = "probeMaxBackoffMs", metricsHost
+            case metricsPort, componentItems
+        }
     }
 
     /// The web console the gateway serves at `/console/` and its read-only `/v1/admin/*` routes.
@@ -314,12 +408,16 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         /// gateway listens beyond loopback.
         public var token = Secret.none
         /// How long a console session cookie stays valid after sign-in.
-        public var sessionTtlSeconds = 28_800
+        @Seconds public var sessionTtl: Duration = .seconds(28_800)
         /// How often the gateway samples experiment outcomes for the console's charts.
-        public var sampleIntervalMs = 5_000
+        @Milliseconds public var sampleInterval: Duration = .seconds(5)
         /// Samples kept per experiment (in process; lost on restart).
         public var samples = 720
         public init() {}
+
+        enum CodingKeys: String, CodingKey {
+            case enabled, token, sessionTtl = "sessionTtlSeconds", sampleInterval = "sampleIntervalMs", samples
+        }
     }
 
     public struct LoggingSection: Codable, Sendable, Equatable {
@@ -332,8 +430,8 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var enabled = false
         /// The collector's traces URL, used as is (OTLP/HTTP's `/v1/traces` included).
         public var otlpEndpoint = "http://127.0.0.1:4318/v1/traces"
-        /// `service.name` of the spans; empty: `braid-<command>` (`braid-gateway`, `braid-worker`, `braid-publish`).
-        public var serviceName = ""
+        /// `service.name` of the spans; unset: `braid-<command>` (`braid-gateway`, `braid-worker`, `braid-publish`).
+        public var serviceName: String?
         /// Percentage of new traces kept (0–100); a span with a parent follows its parent's decision.
         public var samplePercent = 100
         public init() {}
@@ -349,20 +447,26 @@ extension BraidConfiguration.RankingSection {
         self.init(
             profile: defaults.profile,
             size: try c.decodeIfPresent(Int.self, forKey: .size) ?? defaults.size,
-            ttlSeconds: try c.decodeIfPresent(Int.self, forKey: .ttlSeconds) ?? defaults.ttlSeconds,
-            refreshAfterSeconds: try c.decodeIfPresent(Int.self, forKey: .refreshAfterSeconds) ?? defaults.refreshAfterSeconds,
-            graceSeconds: try c.decodeIfPresent(Int.self, forKey: .graceSeconds) ?? defaults.graceSeconds)
+            ttl: try c.decodeIfPresent(Seconds.self, forKey: .ttl)?.wrappedValue ?? defaults.ttl,
+            refreshAfter: try c.decodeIfPresent(Seconds.self, forKey: .refreshAfter)?.wrappedValue ?? defaults.refreshAfter,
+            grace: try c.decodeIfPresent(Seconds.self, forKey: .grace)?.wrappedValue ?? defaults.grace)
     }
 }
 
 /// The live backend of `search.source`.
 public enum SearchSourceKind: String, NamedCases, Hashable {
-    /// The embedded SQLite FTS5 index (`search.sqlite_path`).
+    /// The embedded SQLite FTS5 index (`search.sqlite`).
     case sqlite
-    /// Elasticsearch or OpenSearch (`search.elasticsearch_url`).
+    /// Elasticsearch or OpenSearch (`search.elasticsearch`).
     case elasticsearch
-    /// A ranking service speaking `Schemas/ranking-source.schema.json` (`search.http_url`).
+    /// A ranking service speaking `Schemas/ranking-source.schema.json` (`search.http`).
     case http
+}
+
+/// The backend of `components.source`.
+public enum ComponentSourceKind: String, NamedCases, Hashable {
+    /// Recipes and users of a SQLite corpus (`components.sqlite`).
+    case sqlite
 }
 
 /// `worker.ordering`: which requests a worker runs one after the other.

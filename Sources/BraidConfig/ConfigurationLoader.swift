@@ -29,6 +29,7 @@ public enum ConfigurationLoader {
             tree = merge(tree, fileTree)
         }
         tree = try applyEnvironment(environment, to: tree)
+        tree = unsettingEmptyOptionals(tree)
         do {
             let data = try JSONSerialization.data(withJSONObject: tree)
             return try decoder.decode(BraidConfiguration.self, from: data)
@@ -94,6 +95,9 @@ public enum ConfigurationLoader {
             let keyPath = path + [key]
             let dotted = keyPath.joined(separator: ".")
             if openMaps.contains(dotted) { continue }
+            if let renamed = renamedKeys[dotted] {
+                throw ConfigurationError(message: "configuration key '\(dotted)' is now '\(renamed)' (each search backend has its own section)")
+            }
             // Optional options absent from the encoded defaults (nil) are still known.
             guard defaults.keys.contains(key) || knownOptionalKeys.contains(dotted) else {
                 throw ConfigurationError(message: "unknown configuration key '\(dotted)'")
@@ -105,9 +109,45 @@ public enum ConfigurationLoader {
     }
 
     /// Optional options with no default, and a value of their type (what an environment
-    /// variable is parsed as).
-    static let optionalKeys: [String: any Sendable] = ["interleaving.max_docs": 0, "interleaving.pattern": ""]
-    static var knownOptionalKeys: Set<String> { Set(optionalKeys.keys) }
+    /// variable is parsed as). Unset options are absent from the encoded defaults, so they
+    /// are named here.
+    static let optionalKeys: [String: any Sendable] = [
+        "interleaving.max_docs": 0, "interleaving.pattern": "",
+        "redis.username": "", "redis.tls.ca_file": "", "redis.tls.cert_file": "", "redis.tls.key_file": "",
+        "redis.tls.server_name": "", "search.elasticsearch.username": "", "components.sqlite.path": "",
+        "gateway.admin_host": "", "gateway.previous_cursor_key_until": "", "tracing.service_name": "",
+        "identity.jwt.issuer": "", "identity.jwt.audience": "", "identity.jwt.jwks_url": "", "identity.jwt.jwks_file": "",
+    ]
+    public static var knownOptionalKeys: Set<String> { Set(optionalKeys.keys) }
+
+    /// Keys that moved, and where to: the old name is refused with the new one, rather than
+    /// read under two names.
+    static let renamedKeys: [String: String] = [
+        "search.sqlite_path": "search.sqlite.path", "search.sqlite_connections": "search.sqlite.connections",
+        "search.elasticsearch_url": "search.elasticsearch.url", "search.elasticsearch_index": "search.elasticsearch.index",
+        "search.elasticsearch_api_key": "search.elasticsearch.api_key",
+        "search.elasticsearch_username": "search.elasticsearch.username",
+        "search.elasticsearch_password": "search.elasticsearch.password", "search.http_url": "search.http.url",
+    ]
+
+    /// An optional text option set to `""` (in the file or a variable) is unset: that is how
+    /// these options were unset before they were optional, and how a variable clears one.
+    static func unsettingEmptyOptionals(_ tree: [String: Any]) -> [String: Any] {
+        var out = tree
+        for (key, sample) in optionalKeys where sample is String {
+            let path = key.split(separator: ".").map(String.init)
+            guard let parent = value(at: path.dropLast()[...], in: out) as? [String: Any], parent[path.last!] as? String == "" else { continue }
+            var trimmed = parent
+            trimmed[path.last!] = nil
+            out = setting(trimmed, at: path.dropLast()[...], in: out)
+        }
+        return out
+    }
+
+    static func value(at path: ArraySlice<String>, in tree: [String: Any]) -> Any? {
+        guard let key = path.first else { return tree }
+        return path.count == 1 ? tree[key] : (tree[key] as? [String: Any]).flatMap { value(at: path.dropFirst(), in: $0) }
+    }
 
     /// Deep merge; inside an open map each named entry is replaced whole, so a feed or
     /// ranking defined in the file is exactly what the file says, not a mix with a default.

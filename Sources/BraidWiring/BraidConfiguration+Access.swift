@@ -11,8 +11,8 @@ extension BraidConfiguration {
     /// `http.*` as the servers apply them.
     public var httpLimits: HTTPLimits {
         HTTPLimits(
-            idleTimeout: .milliseconds(http.idleTimeoutMs), headerTimeout: .milliseconds(http.headerTimeoutMs),
-            bodyTimeout: .milliseconds(http.bodyTimeoutMs), maxConnections: http.maxConnections)
+            idleTimeout: http.idleTimeout, headerTimeout: http.headerTimeout, bodyTimeout: http.bodyTimeout,
+            maxConnections: http.maxConnections)
     }
 
     /// Who may reach what on the gateway's listeners (already resolved and checked).
@@ -21,7 +21,7 @@ extension BraidConfiguration {
         return AccessPolicy(
             credentials: AdminCredentials(
                 adminToken: self.admin.token, consoleToken: console.enabled ? console.token : .none,
-                sessionLifetime: .seconds(console.sessionTtlSeconds)),
+                sessionLifetime: console.sessionTtl),
             proxies: TrustedProxies(gateway.trustedProxies.compactMap(AddressRange.init)), corsOrigins: gateway.corsOrigins,
             separateAdminListener: admin != nil, publicLoopback: listeners.first?.isLoopback ?? true,
             adminLoopback: admin?.isLoopback ?? listeners.first?.isLoopback ?? true)
@@ -41,10 +41,11 @@ extension BraidConfiguration {
             return (UserIdentity(.proxy(credential)), nil)
         case .jwt:
             let jwt = identity.jwt
-            let keys = JWTKeySet(
-                fetch: jwksFetch(), hs256Key: jwt.hs256Key, maxStale: .seconds(jwt.jwksMaxStaleSeconds), logger: logger)
-            let verifier = JWTVerifier(issuer: jwt.issuer, audience: jwt.audience, leeway: .seconds(jwt.leewaySeconds), keys: keys)
-            let refresher = jwt.jwksUrl.isEmpty && jwt.jwksFile.isEmpty ? nil : JWKSRefresher(keys: keys, interval: .seconds(jwt.jwksRefreshSeconds))
+            let keys = JWTKeySet(fetch: jwksFetch(), hs256Key: jwt.hs256Key, maxStale: jwt.jwksMaxStale, logger: logger)
+            // validate(for: .gateway) has required both.
+            guard let issuer = jwt.issuer, let audience = jwt.audience else { preconditionFailure("identity.jwt issuer and audience were validated") }
+            let verifier = JWTVerifier(issuer: issuer, audience: audience, leeway: jwt.leeway, keys: keys)
+            let refresher = jwt.jwksUrl == nil && jwt.jwksFile == nil ? nil : JWKSRefresher(keys: keys, interval: jwt.jwksRefresh)
             return (UserIdentity(.jwt(verifier)), refresher)
         }
     }
@@ -52,15 +53,13 @@ extension BraidConfiguration {
     /// Reads the JWKS document from `identity.jwt.jwks_file` or GETs `jwks_url` (5 s, at most 1 MiB).
     func jwksFetch() -> JWTKeySet.Fetch? {
         let jwt = identity.jwt
-        if !jwt.jwksFile.isEmpty {
-            let path = jwt.jwksFile
+        if let path = jwt.jwksFile {
             return {
                 guard let data = FileManager.default.contents(atPath: path) else { throw JWKSFetchError(message: "cannot read \(path)") }
                 return data
             }
         }
-        guard !jwt.jwksUrl.isEmpty else { return nil }
-        let url = jwt.jwksUrl
+        guard let url = jwt.jwksUrl else { return nil }
         return {
             var request = HTTPClientRequest(url: url)
             request.headers.add(name: "Accept", value: "application/json")

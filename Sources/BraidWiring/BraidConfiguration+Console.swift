@@ -1,5 +1,6 @@
 import BraidConfig
 import BraidGateway
+import BraidCore
 
 extension BraidConfiguration {
     /// What the console needs of the configuration.
@@ -7,8 +8,8 @@ extension BraidConfiguration {
         ConsoleSettings(
             requestsTopic: kafka.requestsTopic, deadLetterTopic: kafka.deadLetterTopic, eventsTopic: kafka.eventsTopic,
             consumerGroup: kafka.consumerGroup, eventsConsumerGroup: kafka.eventsConsumerGroup,
-            rankings: rankings.map { .init(name: $0.key, size: $0.value.size, refreshAfterSeconds: $0.value.refreshAfterSeconds) },
+            rankings: rankings.map { .init(name: $0.key, size: $0.value.size, refreshAfterSeconds: Int($0.value.refreshAfter.wholeSeconds)) },
             defaultRanking: interleaving.ranking, defaultPerPage: gateway.defaultPerPage, feeds: Array(feeds.keys),
-            sampleInterval: .milliseconds(console.sampleIntervalMs), samples: console.samples)
+            sampleInterval: console.sampleInterval, samples: console.samples)
     }
 }

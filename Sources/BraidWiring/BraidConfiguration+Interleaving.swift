@@ -8,6 +8,7 @@ extension BraidConfiguration {
     /// field of an arm falling back to the section's.
     public func armSelector() throws(ConfigurationError) -> ArmSelector {
         let section = interleaving
+        let refreshAfterSeconds = rankings.mapValues { Int($0.refreshAfter.wholeSeconds) }
         let armSections = section.arms.isEmpty ? [ArmSection(name: "default", weight: 100)] : section.arms
         var arms: [ArmSelector.WeightedArm] = []
         for armSection in armSections {
@@ -29,11 +30,11 @@ extension BraidConfiguration {
                 weight: armSection.weight,
                 arm: InterleavingArm(
                     name: armSection.name, ranking: ranking, configuration: configuration, missPolicy: section.missPolicy,
-                    refreshAfterSeconds: rankingSection.refreshAfterSeconds, enabled: section.enabled, snapshotSize: rankingSection.size,
+                    refreshAfterSeconds: Int(rankingSection.refreshAfter.wholeSeconds), enabled: section.enabled, snapshotSize: rankingSection.size,
                     multileave: armSection.multileave ?? [],
-                    multileaveRefreshAfterSeconds: rankings.mapValues(\.refreshAfterSeconds))))
+                    multileaveRefreshAfterSeconds: refreshAfterSeconds)))
         }
-        return ArmSelector(arms: arms, refreshAfterSeconds: rankings.mapValues(\.refreshAfterSeconds), snapshotSizes: rankings.mapValues(\.size))
+        return ArmSelector(arms: arms, refreshAfterSeconds: refreshAfterSeconds, snapshotSizes: rankings.mapValues(\.size))
     }
 }
 

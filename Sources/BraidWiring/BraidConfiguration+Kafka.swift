@@ -1,5 +1,6 @@
 import BraidKafka
 import BraidConfig
+import BraidCore
 
 extension BraidConfiguration.KafkaSection {
     /// The workers' consumer: group `consumer_group` on the requests topic.
@@ -26,8 +27,8 @@ extension BraidConfiguration.KafkaSection {
     private func consumer(group: String, topic: String, clientID: String) -> KafkaConsumerConfiguration {
         var configuration = KafkaConsumerConfiguration(brokers: brokers, groupID: group, topics: [topic])
         configuration.clientID = clientID
-        configuration.sessionTimeoutMilliseconds = sessionTimeoutMs
-        configuration.heartbeatIntervalMilliseconds = heartbeatIntervalMs
+        configuration.sessionTimeoutMilliseconds = Int(sessionTimeout.wholeMilliseconds)
+        configuration.heartbeatIntervalMilliseconds = Int(heartbeatInterval.wholeMilliseconds)
         configuration.properties = properties
         return configuration
     }

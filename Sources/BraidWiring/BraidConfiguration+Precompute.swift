@@ -7,7 +7,8 @@ extension BraidConfiguration {
     public var materializedRankings: [String: RankingMaterializer.Ranking] {
         rankings.mapValues { section in
             RankingMaterializer.Ranking(
-                profile: section.profile, size: section.size, ttlSeconds: section.ttlSeconds, graceSeconds: section.graceSeconds)
+                profile: section.profile, size: section.size, ttlSeconds: Int(section.ttl.wholeSeconds),
+                graceSeconds: Int(section.grace.wholeSeconds))
         }
     }
 

@@ -9,7 +9,7 @@ extension BraidConfiguration.RedisSection {
     /// Messages never repeat a URL's credentials. `username` and `password`, when set,
     /// replace the URL's (for every node of a cluster).
     public func clientConfiguration() throws(ConfigurationError) -> RedisConfiguration {
-        let timeout = Duration.milliseconds(commandTimeoutMs)
+        let timeout = commandTimeout
         var configuration: RedisConfiguration
         do {
             if !clusterNodes.isEmpty {
@@ -25,12 +25,12 @@ extension BraidConfiguration.RedisSection {
         if configuration.cluster != nil, configuration.database != 0 {
             throw ConfigurationError(message: "redis.url: a Redis Cluster has only database 0; remove /\(configuration.database) from the URL")
         }
-        if !username.isEmpty { configuration.username = username }
+        if let username { configuration.username = username }
         if !password.isEmpty { configuration.password = password.text }
         if configuration.tls != nil {
             configuration.tls = RedisConfiguration.TLS(
-                caFile: tls.caFile.nonEmpty, certificateFile: tls.certFile.nonEmpty, keyFile: tls.keyFile.nonEmpty,
-                serverName: tls.serverName.nonEmpty, verifyServerName: tls.verifyServerName)
+                caFile: tls.caFile, certificateFile: tls.certFile, keyFile: tls.keyFile, serverName: tls.serverName,
+                verifyServerName: tls.verifyServerName)
         }
         do {
             try configuration.validate()
@@ -49,8 +49,4 @@ extension BraidConfiguration.RedisSection {
     }
 
     public var cacheKeys: CacheKeys { CacheKeys(prefix: keyPrefix) }
-}
-
-extension String {
-    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
 }

@@ -9,8 +9,8 @@ extension BraidConfiguration {
             concurrency: worker.concurrency,
             ordering: worker.ordering == .key ? .key : .partition,
             readAhead: worker.readAhead,
-            retry: RetryPolicy(maxAttempts: worker.maxAttempts, initialBackoff: .milliseconds(worker.retryBackoffMs)),
+            retry: RetryPolicy(maxAttempts: worker.maxAttempts, initialBackoff: worker.retryBackoff),
             pauseAfterFailures: worker.pauseAfterFailures,
-            probe: Backoff(initial: .milliseconds(worker.probeBackoffMs), maximum: .milliseconds(worker.probeMaxBackoffMs)))
+            probe: Backoff(initial: worker.probeBackoff, maximum: worker.probeMaxBackoff))
     }
 }

@@ -23,7 +23,7 @@ public struct GatewayAssembly: Sendable {
     public let source: any SearchSource
     /// Component contents: banners from `campaigns`, the rest from the corpus.
     public let provider: FeedComponentProvider
-    let corpus: SQLiteComponentProvider
+    let corpus: any ComponentProvider
     let configuration: BraidConfiguration
     /// Services of the gateway besides the HTTP server (the console's experiment sampler, the
     /// JWKS refresher).
@@ -43,7 +43,7 @@ public struct GatewayAssembly: Sendable {
         let keys = configuration.redis.cacheKeys
         let store = PrecomputeStore(redis: redis, keys: keys)
         let source = SearchSourceFactory.make(configuration.search)
-        let corpus = configuration.componentCorpus()
+        let corpus = configuration.componentProvider()
         let provider = FeedComponentProvider(campaigns: configuration.campaigns, corpus: corpus)
         let producer = try configuration.kafka.makeProducer(clientID: "braid-gateway")
         let requests = DeduplicatingPublisher(
@@ -53,26 +53,27 @@ public struct GatewayAssembly: Sendable {
         let retiredImpressions = gateway.previousImpressionKeyExpiry.map { RetiredKey(key: gateway.previousImpressionKey, until: $0) }
         let codec = CursorCodec(key: gateway.cursorKey, retired: retired)
         let impressions = ImpressionCodec(key: gateway.impressionKey, retired: retiredImpressions)
-        let liveTimeout = Duration.milliseconds(gateway.liveTimeoutMs)
+        let liveTimeout = gateway.liveTimeout
+        let cursorTTLSeconds = Int(gateway.cursorTtl.wholeSeconds)
         let admission = PrecomputeAdmission(
-            threshold: gateway.admission.threshold, halvingSeconds: gateway.admission.halvingSeconds, sketchWidth: gateway.admission.sketchWidth)
+            threshold: gateway.admission.threshold, halvingSeconds: Int(gateway.admission.halving.wholeSeconds), sketchWidth: gateway.admission.sketchWidth)
         let search = SearchService(
             arms: try configuration.armSelector(),
             snapshots: SnapshotReader(
-                store: store, nearCacheBytes: gateway.nearCacheBytes, pointerTTL: .milliseconds(gateway.pointerCacheMs)),
+                store: store, nearCacheBytes: gateway.nearCacheBytes, pointerTTL: gateway.pointerCache),
             misses: SnapshotMisses(
                 materializer: RankingMaterializer(store: store, source: source, rankings: configuration.materializedRankings),
                 requests: requests, admission: admission, logger: logger),
-            source: source, codec: codec, impressions: impressions, cursorTTLSeconds: gateway.cursorTtlSeconds,
+            source: source, codec: codec, impressions: impressions, cursorTTLSeconds: cursorTTLSeconds,
             liveTimeout: liveTimeout, walks: gateway.walkMaxBytes > 0 ? WalkStore(redis: redis, keys: keys, maxBytes: gateway.walkMaxBytes) : nil,
             broadSearchConcurrency: gateway.broadSearchConcurrency, logger: logger)
         let components = ComponentService(
             feeds: configuration.feeds, store: store, provider: provider, search: search, requests: requests, codec: codec,
-            cursorTTLSeconds: gateway.cursorTtlSeconds, storedItems: configuration.worker.componentItems, liveTimeout: liveTimeout,
+            cursorTTLSeconds: cursorTTLSeconds, storedItems: configuration.worker.componentItems, liveTimeout: liveTimeout,
             nearCacheBytes: gateway.nearCacheBytes, admission: admission, logger: logger)
         let events = EventService(
             codec: impressions, producer: producer, topic: configuration.kafka.eventsTopic,
-            experiments: ExperimentStore(redis: redis, keys: keys), windowSeconds: gateway.impressionWindowSeconds,
+            experiments: ExperimentStore(redis: redis, keys: keys), windowSeconds: Int(gateway.impressionWindow.wholeSeconds),
             designs: designs, logger: logger)
         var console: ConsoleRoutes?
         var background: [any Service] = []
@@ -90,7 +91,7 @@ public struct GatewayAssembly: Sendable {
         if let refresher { background.append(refresher) }
         self.routes = GatewayRoutes(
             search: search, components: components, events: events, readiness: Readiness(redis: redis, source: source),
-            defaultPerPage: gateway.defaultPerPage, batchTimeout: .milliseconds(gateway.batchTimeoutMs), console: console,
+            defaultPerPage: gateway.defaultPerPage, batchTimeout: gateway.batchTimeout, console: console,
             tracing: configuration.tracing.enabled, identity: identity, access: configuration.accessPolicy(listeners: listeners),
             rateLimiter: configuration.rateLimiter)
         self.background = background

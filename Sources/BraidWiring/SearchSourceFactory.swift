@@ -11,35 +11,36 @@ public enum SearchSourceFactory {
         _ section: BraidConfiguration.SearchSection, client: HTTPClient = .shared,
         logger: Logger = Logger(label: "braid.search")
     ) -> any SearchSource {
-        let timeout = TimeAmount.milliseconds(Int64(max(section.timeoutMs, 1)))
-        switch section.source {
-        case .sqlite:
-            return SQLiteSearchSource(
-                path: section.sqlitePath, options: SQLiteSearchSource.Options(connections: section.sqliteConnections), logger: logger)
-        case .elasticsearch:
+        let timeout = TimeAmount.milliseconds(max(section.timeout.wholeMilliseconds, 1))
+        switch section.live {
+        case .sqlite(let sqlite):
+            return SQLiteSearchSource(path: sqlite.path, options: SQLiteSearchSource.Options(connections: sqlite.connections), logger: logger)
+        case .elasticsearch(let elasticsearch):
             return ElasticsearchSource(
-                baseURL: section.elasticsearchUrl, index: section.elasticsearchIndex, credentials: section.elasticsearchCredentials,
-                timeout: timeout, client: client)
-        case .http:
-            return HTTPRankingSource(url: section.httpUrl, timeout: timeout, client: client)
+                baseURL: elasticsearch.url, index: elasticsearch.index, credentials: elasticsearch.credentials, timeout: timeout,
+                client: client)
+        case .http(let http):
+            return HTTPRankingSource(url: http.url, timeout: timeout, client: client)
         }
     }
 }
 
 extension BraidConfiguration {
     /// Where feed components' contents come from, for the gateway (live reads) and the worker
-    /// (materializing) alike: the recipes and users of the corpus at `search.sqlite_path`, and
-    /// banners from `campaigns`. The one place that decides it.
-    public func componentCorpus() -> SQLiteComponentProvider {
-        SQLiteComponentProvider(path: search.sqlitePath)
+    /// (materializing) alike: `components.source`; banners come from `campaigns` whatever it is.
+    /// The one place that decides it.
+    public func componentProvider() -> any ComponentProvider {
+        switch components.source {
+        case .sqlite: SQLiteComponentProvider(path: components.sqlite.path ?? search.sqlite.path)
+        }
     }
 }
 
-extension BraidConfiguration.SearchSection {
-    /// What `search.elasticsearch_api_key` or `search.elasticsearch_username`/`_password` set.
-    public var elasticsearchCredentials: ElasticsearchCredentials? {
-        if !elasticsearchApiKey.isEmpty { return .apiKey(elasticsearchApiKey) }
-        if !elasticsearchUsername.isEmpty { return .basic(username: elasticsearchUsername, password: elasticsearchPassword) }
+extension BraidConfiguration.ElasticsearchSection {
+    /// What `api_key`, or `username` and `password`, set.
+    public var credentials: ElasticsearchCredentials? {
+        if !apiKey.isEmpty { return .apiKey(apiKey) }
+        if let username { return .basic(username: username, password: password) }
         return nil
     }
 }

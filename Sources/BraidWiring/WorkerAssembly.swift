@@ -28,7 +28,7 @@ public struct WorkerAssembly: Sendable {
     public let events: PrecomputeWorker
     let metrics: any Service
     let source: any SearchSource
-    let provider: SQLiteComponentProvider
+    let provider: any ComponentProvider
     /// The HTTP sources' client: one connection per concurrent request (the shared client
     /// keeps 8 per host, which would cap an I/O-bound worker at 8 requests at once).
     let httpClient: HTTPClient
@@ -49,7 +49,7 @@ public struct WorkerAssembly: Sendable {
         // A client dropped without shutdown asserts: shut it down if anything below throws.
         defer { if !created { try? httpClient.syncShutdown() } }
         let source = SearchSourceFactory.make(configuration.search, client: httpClient)
-        let provider = configuration.componentCorpus()
+        let provider = configuration.componentProvider()
         let rankings = RankingMaterializer(store: store, source: source, rankings: configuration.materializedRankings)
         let processor = RequestProcessor(
             rankings: rankings,

@@ -25,13 +25,13 @@ struct GatewayCommand: AsyncParsableCommand {
         let gateway = try GatewayAssembly(configuration: configuration, logger: logger)
         let application = gateway.application { port in
             logger.info("listening", metadata: ["address": "http://\(configuration.gateway.host):\(port)"])
-            if configuration.console.enabled, configuration.gateway.adminHost.isEmpty {
+            if configuration.console.enabled, configuration.gateway.adminHost == nil {
                 logger.info(
                     "console", metadata: ["address": "http://\(configuration.gateway.host):\(port)/console/", "token_required": "\(!configuration.console.token.isEmpty)"])
             }
         }
         let admin = gateway.adminApplication { port in
-            logger.info("admin listening", metadata: ["address": "http://\(configuration.gateway.adminHost):\(port)", "token_required": "\(!configuration.admin.token.isEmpty || !configuration.console.token.isEmpty)"])
+            logger.info("admin listening", metadata: ["address": "http://\(configuration.gateway.adminHost ?? configuration.gateway.host):\(port)", "token_required": "\(!configuration.admin.token.isEmpty || !configuration.console.token.isEmpty)"])
         }
         let group = ServiceGroup(
             configuration: .init(

@@ -19,7 +19,7 @@ struct SeedCommand: AsyncParsableCommand {
 
     @Option(help: "Recipes to generate (replaces the database).") var docs: Int?
     @Option(help: "Users to generate (follows, recently viewed recipes, cooksnaps).") var users = 1_000
-    @Option(help: "Database file (default: search.sqlite_path of the configuration).") var db: String?
+    @Option(help: "Database file (default: search.sqlite.path of the configuration).") var db: String?
     @Option(help: "Seed of the generator: the same seed gives the same corpus.") var seed: UInt64 = 42
     @Option(name: .customLong("import"), help: "JSON Lines file of documents to add.") var importFile: String?
     @Option(help: "Configuration file (YAML or JSON).") var config: String?
@@ -30,7 +30,7 @@ struct SeedCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let path = try db ?? ConfigurationLoader.load(file: config).search.sqlitePath
+        let path = try db ?? ConfigurationLoader.load(file: config).search.sqlite.path
         let started = ContinuousClock.now
         if docs != nil || importFile == nil {
             let generator = CorpusGenerator(seed: seed, documents: docs ?? 10_000, users: users)

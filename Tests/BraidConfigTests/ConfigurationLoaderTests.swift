@@ -118,7 +118,7 @@ struct ConfigurationLoaderTests {
         #expect(file.redis.mode == .cluster)
         #expect(file.redis.clusterNodes.isEmpty)
         #expect(file.redis.tls.caFile == "/etc/braid/redis-ca.pem" && file.redis.tls.serverName == "redis.internal")
-        #expect(file.redis.tls.certFile == "" && file.redis.tls.verifyServerName)
+        #expect(file.redis.tls.certFile == nil && file.redis.tls.verifyServerName)
         try file.validate()
 
         let environment = try ConfigurationLoader.load(file: path, environment: [
@@ -263,7 +263,7 @@ struct ConfigurationValidationTests {
         ("feeds.home.variants.control lists 'ghost'", { @Sendable (c: inout BraidConfiguration) in c.feeds["home"]?.variants[0].components.append("ghost") }),
         ("rankings.Bad Name", { @Sendable (c: inout BraidConfiguration) in c.rankings["Bad Name"] = .init(profile: .relevance) }),
         ("redis.pool_size", { @Sendable (c: inout BraidConfiguration) in c.redis.poolSize = 0 }),
-        ("search.sqlite_connections must be 1-64", { @Sendable (c: inout BraidConfiguration) in c.search.sqliteConnections = 0 }),
+        ("search.sqlite.connections must be 1-64", { @Sendable (c: inout BraidConfiguration) in c.search.sqlite.connections = 0 }),
         ("redis.tls.cert_file and redis.tls.key_file go together", { @Sendable (c: inout BraidConfiguration) in
             c.redis.url = "rediss://cache:6379"
             c.redis.tls.certFile = "/client.pem" }),
@@ -276,7 +276,7 @@ struct ConfigurationValidationTests {
         ("worker.read_ahead must be at least worker.concurrency", { @Sendable (c: inout BraidConfiguration) in c.worker.readAhead = 4 }),
         ("worker.read_ahead_per_partition", { @Sendable (c: inout BraidConfiguration) in c.worker.readAheadPerPartition = 1 }),
         ("worker.pause_after_failures", { @Sendable (c: inout BraidConfiguration) in c.worker.pauseAfterFailures = -1 }),
-        ("worker.probe_max_backoff_ms", { @Sendable (c: inout BraidConfiguration) in c.worker.probeMaxBackoffMs = 10 }),
+        ("worker.probe_max_backoff_ms", { @Sendable (c: inout BraidConfiguration) in c.worker.probeMaxBackoff = .milliseconds(10) }),
         ("feeds.home.components.carousel.carousel.auto_advance_interval_ms", { @Sendable (c: inout BraidConfiguration) in
             c.feeds["home"]?.components["carousel"]?.carousel?.autoAdvanceIntervalMs = 10 }),
         ("feeds.home.components.carousel.carousel.transition_ms must be shorter", { @Sendable (c: inout BraidConfiguration) in

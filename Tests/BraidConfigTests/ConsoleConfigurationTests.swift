@@ -10,7 +10,7 @@ struct ConsoleConfigurationTests {
         let configuration = try ConfigurationLoader.load(file: nil, environment: [:])
         #expect(configuration.console.enabled)
         #expect(configuration.console.token.isEmpty)
-        #expect(configuration.console.sampleIntervalMs == 5_000 && configuration.console.samples == 720)
+        #expect(configuration.console.sampleInterval == .seconds(5) && configuration.console.samples == 720)
         try configuration.validate()
         _ = try configuration.validateExposure(of: .gateway)
     }

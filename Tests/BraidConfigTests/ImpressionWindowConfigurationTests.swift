@@ -9,9 +9,9 @@ import Testing
 struct ImpressionWindowConfigurationTests {
     @Test func theWindowIsADayByDefaultAndMustBeShorterThanTheImpressionState() throws {
         let defaults = try ConfigurationLoader.load(file: nil, environment: [:])
-        #expect(defaults.gateway.impressionWindowSeconds == 86_400)
+        #expect(defaults.gateway.impressionWindow == .seconds(86_400))
         let set = try ConfigurationLoader.load(file: nil, environment: ["BRAID_GATEWAY_IMPRESSION_WINDOW_SECONDS": "600"])
-        #expect(set.gateway.impressionWindowSeconds == 600)
+        #expect(set.gateway.impressionWindow == .seconds(600))
         for refused in [0, ImpressionValidity.maxWindowSeconds + 1, ImpressionValidity.impressionStateTTLSeconds] {
             let configuration = try ConfigurationLoader.load(file: nil, environment: ["BRAID_GATEWAY_IMPRESSION_WINDOW_SECONDS": "\(refused)"])
             let error = #expect(throws: ConfigurationError.self) { try configuration.validate() }

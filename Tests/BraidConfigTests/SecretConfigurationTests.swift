@@ -71,7 +71,7 @@ struct SecretConfigurationTests {
             (["BRAID_GATEWAY_CURSOR_KEY": "same", "BRAID_GATEWAY_PREVIOUS_CURSOR_KEY": "same", "BRAID_GATEWAY_PREVIOUS_CURSOR_KEY_UNTIL": "2026-12-01T00:00:00Z"],
              "must differ from gateway.cursor_key"),
             (["BRAID_SEARCH_ELASTICSEARCH_API_KEY": "k3y", "BRAID_SEARCH_ELASTICSEARCH_USERNAME": "braid"], "exclude each other"),
-            (["BRAID_SEARCH_ELASTICSEARCH_PASSWORD": "pa55"], "search.elasticsearch_username is not"),
+            (["BRAID_SEARCH_ELASTICSEARCH_PASSWORD": "pa55"], "search.elasticsearch.username is not"),
         ] {
             let configuration = try ConfigurationLoader.load(file: nil, environment: environment)
             let error = #expect(throws: ConfigurationError.self) { try configuration.validate() }

@@ -22,7 +22,8 @@ struct ConfigurationReferenceTests {
             let key = path.joined(separator: ".")
             if openMaps.contains(key) {
                 options[key] = .some(nil)
-            } else if case .object(let map) = value, !map.isEmpty {
+            } else if case .object(let map) = value {
+                // A section; one whose options are all unset encodes as {} (they are added below).
                 for (name, child) in map { walk(child, path: path + [name]) }
             } else {
                 options[key] = .some(render(value))

@@ -98,7 +98,7 @@ struct ContainerImageTests {
         let configuration = try ConfigurationLoader.load(file: Deploy.root.appendingPathComponent("Deploy/config/braid.yaml").path, environment: [:])
         try configuration.validate()
         #expect(configuration.gateway.host == "0.0.0.0" && configuration.worker.metricsHost == "0.0.0.0", "reachable from outside the container")
-        #expect(configuration.search.sqlitePath.hasPrefix("/var/lib/braid/"), "the catalog under the image's writable /var/lib/braid")
+        #expect(configuration.search.sqlite.path.hasPrefix("/var/lib/braid/"), "the catalog under the image's writable /var/lib/braid")
         let exposed = Set(runtime.all("EXPOSE").flatMap { $0.arguments.split(separator: " ").compactMap { Int($0) } })
         #expect(exposed == [configuration.gateway.port, configuration.worker.metricsPort], "EXPOSE \(exposed.sorted())")
     }

@@ -306,12 +306,12 @@ struct KubernetesManifestTests {
                 #expect(redis.mode == .cluster, "\(deployment): a Redis Cluster")
                 let url = try #require(URLComponents(string: redis.url), "\(deployment): \(redis.url)")
                 #expect(url.scheme == "rediss", "\(deployment): over TLS")
-                let user = redis.username.isEmpty ? (url.user ?? "") : redis.username
+                let user = redis.username ?? url.user ?? ""
                 #expect(!user.isEmpty && user != "default", "\(deployment): an ACL user, not default")
                 #expect(!redis.password.isEmpty || !(url.password ?? "").isEmpty, "\(deployment): a password")
                 #expect(redis.tls.verifyServerName, "\(deployment): the server name is verified")
                 // The CA file: a key of the Secret volume mounted over its folder.
-                let caFile = URL(fileURLWithPath: redis.tls.caFile)
+                let caFile = URL(fileURLWithPath: try #require(redis.tls.caFile, "\(deployment): a CA file"))
                 let mount = Yaml.list(Yaml.value(value, "volumeMounts")).first {
                     Yaml.string(Yaml.value($0, "mountPath")) == caFile.deletingLastPathComponent().path
                 }

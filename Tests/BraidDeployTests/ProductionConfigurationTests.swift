@@ -20,7 +20,7 @@ struct ProductionConfigurationTests {
         let redis = try #require(URLComponents(string: configuration.redis.url))
         #expect(redis.scheme == "rediss" && redis.password == nil && configuration.redis.username == "braid", "Redis over TLS with an ACL user")
         #expect(configuration.redis.mode == .cluster, "a Redis Cluster")
-        #expect(!configuration.redis.tls.caFile.isEmpty && configuration.redis.tls.verifyServerName)
+        #expect(configuration.redis.tls.caFile != nil && configuration.redis.tls.verifyServerName)
         #expect(configuration.search.source == .elasticsearch)
         #expect(configuration.identity.mode == .jwt && configuration.gateway.adminHost == "0.0.0.0")
         #expect(configuration.gateway.cursorKey == Secret(SecretStrength.developmentCursorKey), "no key in the file: secrets come from the environment")

@@ -85,7 +85,7 @@ struct ElasticsearchWalkTests {
         }
         var configuration = GatewayHarness.configuration(fixture)
         configuration.search.source = .elasticsearch
-        configuration.search.elasticsearchUrl = server.baseURL
+        configuration.search.elasticsearch.url = server.baseURL
         configuration.interleaving.arms = []
         configuration.rankings["featured"]?.size = 4
         let codec = CursorCodec(key: configuration.gateway.cursorKey)

@@ -39,7 +39,7 @@ struct EvidenceTests {
         let fixture = try await WorkerFixture(documents: 300, users: 5)
         var configuration = GatewayHarness.configuration(fixture)
         configuration.interleaving.arms = [.init(name: "evidence-exp", weight: 100, mode: .teamDraft)]
-        configuration.gateway.impressionWindowSeconds = 600
+        configuration.gateway.impressionWindow = .seconds(600)
         let worker = try await fixture.startWorker("evidence-worker")
         defer { worker.signal(SIGTERM) }
         // The gateway's own key: the test mints ids as a gateway would have at other times.

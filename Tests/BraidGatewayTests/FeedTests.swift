@@ -121,7 +121,7 @@ struct FeedTests {
         let materializerConfiguration = GatewayHarness.configuration(fixture)
         var configuration = materializerConfiguration
         // The gateway's live provider reads a corpus that does not exist: every miss fails.
-        configuration.search.sqlitePath = fixture.corpus.path + ".missing"
+        configuration.search.sqlite.path = fixture.corpus.path + ".missing"
         try await GatewayHarness.with(configuration) { client, gateway in
             let store = PrecomputeStore(redis: gateway.redis, keys: materializerConfiguration.redis.cacheKeys)
             let provider = SQLiteComponentProvider(path: fixture.corpus.path)

@@ -22,7 +22,7 @@ struct FreshnessTests {
         var configuration = GatewayHarness.configuration(fixture)
         configuration.interleaving.arms = [.init(name: "fresh-exp", weight: 100, mode: .teamDraft)]
         // Two hours old is not yet due for a refresh: the stale snapshot stays the one served.
-        configuration.rankings["featured"]?.refreshAfterSeconds = 86_000
+        configuration.rankings["featured"]?.refreshAfter = .seconds(86_000)
         let worker = try await fixture.startWorker("freshness-worker")
         defer { worker.signal(SIGTERM) }
         let impressionKey = configuration.gateway.impressionKey

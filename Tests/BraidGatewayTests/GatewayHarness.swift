@@ -24,14 +24,14 @@ enum GatewayHarness {
             configuration.redis.tls.caFile = fixture.redisCAFile
         }
         configuration.redis.keyPrefix = fixture.keyPrefix
-        configuration.redis.commandTimeoutMs = 1_000
+        configuration.redis.commandTimeout = .milliseconds(1_000)
         configuration.kafka.brokers = fixture.brokers
         configuration.kafka.requestsTopic = fixture.requestsTopic
         configuration.kafka.eventsTopic = fixture.eventsTopic
-        configuration.search.sqlitePath = fixture.corpus.path
+        configuration.search.sqlite.path = fixture.corpus.path
         configuration.gateway.port = 0
         // Generous: a loaded CI machine must not turn into 503s; deadlines have their own test.
-        configuration.gateway.liveTimeoutMs = 10_000
+        configuration.gateway.liveTimeout = .milliseconds(10_000)
         // These tests are about what a stored snapshot does, so every miss earns one;
         // admission's threshold has tests of its own (AdmissionRouteTests).
         configuration.gateway.admission.threshold = 1

@@ -202,10 +202,10 @@ struct OpenAPIConformanceTests {
         // The live backend unreachable (and no corpus for components): 503s, pending components.
         var downConfiguration = GatewayHarness.configuration(fixture)
         downConfiguration.search.source = .http
-        downConfiguration.search.httpUrl = "http://127.0.0.1:\(try FreePort.find())/rank"
-        downConfiguration.search.timeoutMs = 300
-        downConfiguration.search.sqlitePath = fixture.corpus.path + ".missing"
-        downConfiguration.gateway.liveTimeoutMs = 1_000
+        downConfiguration.search.http.url = "http://127.0.0.1:\(try FreePort.find())/rank"
+        downConfiguration.search.timeout = .milliseconds(300)
+        downConfiguration.search.sqlite.path = fixture.corpus.path + ".missing"
+        downConfiguration.gateway.liveTimeout = .milliseconds(1_000)
         downConfiguration.interleaving.missPolicy = .async
         recorded += try await GatewayHarness.with(downConfiguration) { client, _ in
             let search = try await Recorded.call(client, .get, "/v1/search?q=curry", "/v1/search", expect: 503)

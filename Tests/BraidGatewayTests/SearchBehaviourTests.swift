@@ -80,7 +80,7 @@ struct SearchBehaviourTests {
             #expect(expired.errorCode == "cursor_expired")
             // Validly signed, but expiring later than this gateway would ever issue: its issuer's
             // clock is ahead by more than the tolerance. Within the tolerance it is served.
-            let lifetime = Int64(configuration.gateway.cursorTtlSeconds)
+            let lifetime = configuration.gateway.cursorTtl.wholeSeconds
             var early = try codec.decodeSearch(cursor)
             early.expiresAt = Int64(Date().timeIntervalSince1970) + lifetime + Int64(ClockSkew.toleranceSeconds) + 60
             let future = try await client.json("/v1/search?q=curry&cursor=\(codec.encode(early))&session=s1")
@@ -147,9 +147,9 @@ struct SearchBehaviourTests {
         var configuration = GatewayHarness.configuration(fixture)
         let port = try FreePort.find()
         configuration.search.source = .http
-        configuration.search.httpUrl = "http://127.0.0.1:\(port)/rank"
-        configuration.search.timeoutMs = 300
-        configuration.gateway.liveTimeoutMs = 1_000
+        configuration.search.http.url = "http://127.0.0.1:\(port)/rank"
+        configuration.search.timeout = .milliseconds(300)
+        configuration.gateway.liveTimeout = .milliseconds(1_000)
         configuration.interleaving.missPolicy = .async
         try await GatewayHarness.with(configuration) { client, _ in
             let response = try await client.get("/v1/search?q=curry")
@@ -227,7 +227,7 @@ struct SearchBehaviourTests {
     func refreshAhead() async throws {
         let fixture = try await WorkerFixture(documents: 300, users: 5)
         var configuration = GatewayHarness.configuration(fixture)
-        configuration.rankings["featured"]?.refreshAfterSeconds = 1
+        configuration.rankings["featured"]?.refreshAfter = .seconds(1)
         let worker = try await fixture.startWorker("refresh-ahead")
         defer { worker.signal(SIGTERM) }
         try await GatewayHarness.with(configuration) { [configuration] client, gateway in
@@ -277,7 +277,7 @@ struct SearchBehaviourTests {
         try await server.start()
         var configuration = GatewayHarness.configuration(fixture, redisURL: server.url)
         // Page 1 must go to Redis for its pointer, rather than reuse the one read a moment ago.
-        configuration.gateway.pointerCacheMs = 0
+        configuration.gateway.pointerCache = .milliseconds(0)
         do {
             try await GatewayHarness.with(configuration) { client, _ in
                 let before = try await client.json("/v1/search?q=pasta&per_page=6&session=d1")

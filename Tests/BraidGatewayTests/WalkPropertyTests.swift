@@ -84,8 +84,8 @@ struct WalkPropertyTests {
         let (traces, churn) = try await Application(router: router).test(.live) { service in
             var http = configuration
             http.search.source = .http
-            http.search.httpUrl = "http://127.0.0.1:\(try #require(service.port))/rank"
-            http.search.timeoutMs = 5_000
+            http.search.http.url = "http://127.0.0.1:\(try #require(service.port))/rank"
+            http.search.timeout = .milliseconds(5_000)
             return try await GatewayHarness.with(http) { client, _ in
                 try await Self.walkUnderChurn(client: client, corpus: fixture.corpus.path, walks: 12, seed: 2)
             }

@@ -12,8 +12,8 @@ struct ClientWiringTests {
     static var kafka: BraidConfiguration.KafkaSection {
         var section = BraidConfiguration.KafkaSection()
         section.brokers = "kafka-1.internal:9093,kafka-2.internal:9093"
-        section.sessionTimeoutMs = 45_000
-        section.heartbeatIntervalMs = 3_000
+        section.sessionTimeout = .milliseconds(45_000)
+        section.heartbeatInterval = .milliseconds(3_000)
         section.properties = ["security.protocol": "sasl_ssl", "sasl.mechanism": "SCRAM-SHA-512", "sasl.password": "s3cret"]
         return section
     }
@@ -55,7 +55,7 @@ struct ClientWiringTests {
         section.url = "rediss://cache.internal:6380/0"
         section.password = "s3cret"
         section.poolSize = 8
-        section.commandTimeoutMs = 900
+        section.commandTimeout = .milliseconds(900)
         section.tls.serverName = "redis.example"
         let service = try section.makeClient()
         #expect(service.configuration == (try section.clientConfiguration()))

@@ -31,8 +31,8 @@ struct WorkerConfigurationTests {
         configuration.worker.ordering = .partition
         configuration.worker.concurrency = 16
         configuration.worker.pauseAfterFailures = 0
-        configuration.worker.probeBackoffMs = 100
-        configuration.worker.probeMaxBackoffMs = 300
+        configuration.worker.probeBackoff = .milliseconds(100)
+        configuration.worker.probeMaxBackoff = .milliseconds(300)
         settings = configuration.workerConfiguration
         #expect(settings.ordering == .partition)
         #expect(settings.concurrency == 16)

@@ -32,13 +32,13 @@ struct SecretWiringTests {
     }
 
     @Test func elasticsearchCredentialsFollowTheKeysThatAreSet() {
-        var section = BraidConfiguration.SearchSection()
-        #expect(section.elasticsearchCredentials == nil)
-        section.elasticsearchUsername = "braid"
-        section.elasticsearchPassword = "pa55"
-        #expect(section.elasticsearchCredentials == .basic(username: "braid", password: "pa55"))
-        section.elasticsearchUsername = ""
-        section.elasticsearchApiKey = "k3y"
-        #expect(section.elasticsearchCredentials == .apiKey("k3y"))
+        var section = BraidConfiguration.ElasticsearchSection()
+        #expect(section.credentials == nil)
+        section.username = "braid"
+        section.password = "pa55"
+        #expect(section.credentials == .basic(username: "braid", password: "pa55"))
+        section.username = nil
+        section.apiKey = "k3y"
+        #expect(section.credentials == .apiKey("k3y"))
     }
 }

@@ -55,7 +55,7 @@ struct RedisGroup {
     private func clientConfiguration(_ server: (inout BraidConfiguration.RedisSection) -> Void) throws -> RedisConfiguration {
         var configuration = try ConfigurationLoader.load(file: nil)
         server(&configuration.redis)
-        configuration.redis.commandTimeoutMs = 5_000
+        configuration.redis.commandTimeout = .seconds(5)
         try configuration.validate()
         return try configuration.redis.clientConfiguration()
     }

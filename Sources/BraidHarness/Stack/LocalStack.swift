@@ -6,7 +6,7 @@ public struct LocalStack: Sendable {
     public let run: RunDirectory
     public let redis: RedisServer
     public let broker: KafkaBroker
-    /// The SQLite corpus (`search.sqlite_path`).
+    /// The SQLite corpus (`search.sqlite.path`).
     public let corpus: URL
 
     /// The `BRAID_*` overrides that point a `braid` process at these servers and corpus.

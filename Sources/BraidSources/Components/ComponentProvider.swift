@@ -6,6 +6,13 @@ import Foundation
 /// Redis and what the gateway falls back to live when the cache has nothing.
 public protocol ComponentProvider: Sendable {
     func items(_ request: ComponentRequest) async throws -> ComponentPage
+    /// Releases what the provider holds (connections, threads); called once, at exit.
+    func shutdown() async throws
+}
+
+extension ComponentProvider {
+    /// A provider that holds nothing has nothing to release.
+    public func shutdown() async throws {}
 }
 
 /// One page of one component's content.

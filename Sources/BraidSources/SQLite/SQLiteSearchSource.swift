@@ -28,7 +28,7 @@ public struct SQLiteSearchSource: SearchSource {
         /// Score points per natural-log unit of popularity in `popularity_boosted`.
         public var popularityWeight: Double
         /// Read connections, each with a thread of its own: at most this many statements run at
-        /// once, and further ones wait for a connection (`search.sqlite_connections`).
+        /// once, and further ones wait for a connection (`search.sqlite.connections`).
         public var connections: Int
 
         public init(weights: Weights = Weights(), popularityWeight: Double = 1.0, connections: Int = 4) {

@@ -79,7 +79,7 @@ struct DegradedGatewayTests {
     /// With the live backend gone too there is nothing to serve: that is a 503 with a JSON
     /// error, and a batch answers pending for every component instead of failing.
     @Test func withoutRedisAndWithoutTheCorpusSearchIsA503AndABatchIsPending() async throws {
-        try await OfflineGateway.with(configure: { $0.search.sqlitePath += ".missing" }) { client, _ in
+        try await OfflineGateway.with(configure: { $0.search.sqlite.path += ".missing" }) { client, _ in
             let page = try await client.json("/v1/search?q=chicken&per_page=5")
             #expect(page.status == 503, "\(page.object)")
             #expect(page.errorCode != nil)

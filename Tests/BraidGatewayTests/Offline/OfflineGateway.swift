@@ -67,12 +67,12 @@ enum OfflineGateway {
 
         var configuration = BraidConfiguration()
         configuration.redis.url = "redis://127.0.0.1:\(redis.port)"
-        configuration.redis.commandTimeoutMs = 500
+        configuration.redis.commandTimeout = .milliseconds(500)
         configuration.kafka.brokers = "127.0.0.1:\(kafka.port)"
         configuration.kafka.properties["log_level"] = "0"
-        configuration.search.sqlitePath = corpus
+        configuration.search.sqlite.path = corpus
         configuration.gateway.port = 0
-        configuration.gateway.liveTimeoutMs = 10_000
+        configuration.gateway.liveTimeout = .milliseconds(10_000)
         configuration.interleaving.arms = [.init(name: "ab", weight: 100)]
         configure(&configuration)
         let result = try await GatewayHarness.with(configuration, waitForRedis: false, live: live) { client, gateway in
