@@ -21,8 +21,8 @@ public struct WorkerFixture: Sendable {
     /// Every node of the test cluster with ``FixtureRedis/cluster`` (what `redis.cluster_nodes`
     /// is set to); empty for the single server.
     public let redisClusterNodes: [String]
-    /// The CA file of the TLS test server with ``FixtureRedis/tls`` (`redis.tls.ca_file`); empty otherwise.
-    public let redisCAFile: String
+    /// The CA file of the TLS test server with ``FixtureRedis/tls`` (`redis.tls.ca_file`); nil otherwise.
+    public let redisCAFile: String?
     public let partitions: Int32
     /// The run folder the fixture's processes are recorded in (they die with it).
     public let run: RunDirectory
@@ -40,15 +40,15 @@ public struct WorkerFixture: Sendable {
     public init(
         partitions: Int32 = 6, documents: Int = 2_000, users: Int = 300, redis: FixtureRedis = .standalone, clusterURLs: [String]? = nil
     ) async throws {
-        let servers: (url: String, nodes: [String], caFile: String)
+        let servers: (url: String, nodes: [String], caFile: String?)
         switch redis {
         case .standalone:
-            servers = (try TestEnvironment.redisURL(), [], "")
+            servers = (try TestEnvironment.redisURL(), [], nil)
         case .tls:
             servers = (try TestEnvironment.redisTLSURL(), [], try TestEnvironment.tlsFile("ca.crt"))
         case .cluster:
             let nodes = try clusterURLs ?? TestEnvironment.redisClusterURLs()
-            servers = (nodes[0], nodes, "")
+            servers = (nodes[0], nodes, nil)
         }
         let keyPrefix = TestEnvironment.uniqueName("braid")
         let folder = try TestEnvironment.runDirectory()
@@ -70,7 +70,7 @@ public struct WorkerFixture: Sendable {
         binary: String = BraidService.binary, partitions: Int32 = 6
     ) async throws {
         try await self.init(
-            names: .scoped(name), keyPrefix: name, redisURL: redisURL, redisClusterNodes: redisClusterNodes, redisCAFile: "",
+            names: .scoped(name), keyPrefix: name, redisURL: redisURL, redisClusterNodes: redisClusterNodes, redisCAFile: nil,
             brokers: brokers, corpus: corpus, run: run, logFolder: run.url, binary: binary, partitions: partitions)
     }
 
@@ -92,7 +92,7 @@ public struct WorkerFixture: Sendable {
     }
 
     private init(
-        names: Names, keyPrefix: String, redisURL: String, redisClusterNodes: [String], redisCAFile: String, brokers: String, corpus: URL,
+        names: Names, keyPrefix: String, redisURL: String, redisClusterNodes: [String], redisCAFile: String?, brokers: String, corpus: URL,
         run: RunDirectory, logFolder: URL, binary: String, partitions: Int32
     ) async throws {
         requestsTopic = names.requests
@@ -127,7 +127,7 @@ public struct WorkerFixture: Sendable {
             "BRAID_WORKER_RETRY_BACKOFF_MS": "50", "BRAID_LOGGING_LEVEL": "info",
             // A list in one variable, as an operator would set it; empty: standalone.
             "BRAID_REDIS_CLUSTER_NODES": redisClusterNodes.joined(separator: ","),
-            "BRAID_REDIS_TLS_CA_FILE": redisCAFile,
+            "BRAID_REDIS_TLS_CA_FILE": redisCAFile ?? "",
         ].merging(Self.gatewayLimits) { $1 }.merging(overrides) { $1 }
     }
 
@@ -135,7 +135,7 @@ public struct WorkerFixture: Sendable {
     public func withRedis<T: Sendable>(_ body: @Sendable (RedisClient) async throws -> T) async throws -> T {
         if !redisClusterNodes.isEmpty { return try await withRedisClusterClient(redisClusterNodes, body) }
         var configuration = try RedisConfiguration(url: redisURL, poolSize: 2, commandTimeout: .seconds(2))
-        if !redisCAFile.isEmpty { configuration.tls?.caFile = redisCAFile }
+        if let redisCAFile { configuration.tls?.caFile = redisCAFile }
         return try await withRedisClient(configuration: configuration, body)
     }
 

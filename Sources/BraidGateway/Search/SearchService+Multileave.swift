@@ -29,21 +29,8 @@ extension SearchService {
 
         // The live range as if the live ranking were endless; A's side then bounds the list.
         let open = draft.planner(liveTotal: nil).plan(offset: position.offset, size: position.size)
-        let side: LiveSide
-        if let total = position.walk.exhaustedTotal {
-            side = LiveSide(hits: [], from: 0, total: total, mode: position.walk.mode)
-        } else if position.readsRecord {
-            side = try await recordedSide(
-                query: parameters.query, placed: draft.placedIDs, open: open.liveRange, walk: position.walk,
-                record: record ?? .firstPage(position.walk.firstPageIDs ?? []),
-                expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds))
-        } else {
-            var offset = try await offsetSide(
-                query: parameters.query, placed: draft.placedIDs, open: open.liveRange, mode: pageMode(position),
-                startsList: position.pinned == nil)
-            offset.next = position.walk.mode
-            side = offset
-        }
+        let side = try await pager(for: position, record: record, vouched: nil, now: now)
+            .side(query: parameters.query, placed: draft.placedIDs, open: open.liveRange)
         let planner = draft.planner(liveTotal: side.total)
         let plan = planner.plan(offset: position.offset, size: position.size)
         let items = plan.slots.compactMap { slot -> SearchPage.Item? in

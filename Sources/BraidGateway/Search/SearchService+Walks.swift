@@ -151,16 +151,12 @@ extension SearchService {
         return LiveSide(hits: page.ids.map { found[$0] }, from: open.lowerBound, total: total, mode: .recorded, replayExpiry: expiresAt)
     }
 
-    /// A's range by offset, B's placed documents excluded: a page not planned from a walk's
-    /// record (a multileave's page 1, `page=k`, walk records off, or the record lost or full).
-    func offsetSide(
-        query: String, placed: [String], open: Range<Int>, mode: WalkState.Mode, startsList: Bool = false
-    ) async throws(GatewayError) -> LiveSide {
+    /// A's range by offset, B's placed documents excluded: a walk page whose record is lost or
+    /// full.
+    func offsetSide(query: String, placed: [String], open: Range<Int>, mode: WalkState.Mode) async throws(GatewayError) -> LiveSide {
         if mode == .lost { Counter(.gatewayWalkPages, dimensions: [("outcome", "lost")]).increment() }
-        let result = try await liveRange(query: query, excluding: placed, range: open)
-        let total = PageAssembler.effectiveTotal(
-            reported: result.total, from: open.lowerBound, requested: open.count, received: result.hits.count, startsList: startsList)
-        return LiveSide(hits: result.hits, from: open.lowerBound, total: total, mode: mode)
+        return try await OffsetPager(service: self, mode: mode, next: mode, startsList: false, vouched: nil)
+            .side(query: query, placed: placed, open: open)
     }
 
     /// The next page's cursor: `base` with the walk carried on. A walk's first page puts its A

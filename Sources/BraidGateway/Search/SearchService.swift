@@ -158,72 +158,42 @@ public struct SearchService: Sendable {
         return seconds.isFinite ? Int(min(max(0, seconds), Double(ImpressionToken.maxSnapshotAgeSeconds))) : 0
     }
 
-    /// B and A's side of a two-ranking page. A walk's page after A ran out asks A for nothing;
-    /// one that reads the walk's record reads it alongside B; the others (page 1, `page=k`,
-    /// walks paged by offset) ask for one range of A by position.
+    /// B and A's side of a two-ranking page, A's by the pager of the page's paging mode. A page
+    /// planned by position whose snapshot is not known without I/O reads it while A's query
+    /// runs (``parallelLive``), when the over-fetch that takes stays small.
     func sides(
         query: String, normalized: String, arm: InterleavingArm, position: Position, now: Date
     ) async throws(GatewayError) -> (SecondaryRanking, LiveSide) {
-        let configuration = arm.configuration
         let known = knownSecondaryRanking(arm: arm, query: normalized, pin: position.pin, now: now)
-        if let total = position.walk.exhaustedTotal {
-            let secondary: SecondaryRanking
-            if let known {
-                secondary = known
-            } else {
-                secondary = try await secondaryRanking(arm: arm, query: normalized, pin: position.pin, now: now)
-            }
-            return (secondary, LiveSide(hits: [], from: 0, total: total, mode: position.walk.mode))
-        }
-        if position.readsRecord {
-            let secondary: SecondaryRanking
-            let record: RecordRead
-            if let known {
-                secondary = known
-                record = await readRecord(position.walk)
-            } else {
-                async let reading = readRecord(position.walk)
-                secondary = try await secondaryRanking(arm: arm, query: normalized, pin: position.pin, now: now)
-                record = await reading
-            }
-            let placement = PagePlacement(configuration, snapshot: secondary.snapshot, position: position)
-            let expiresAt = Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds)
-            let side = try await recordedSide(
-                query: query, placed: placement.placedIDs, open: placement.open.aRange, walk: position.walk, record: record,
-                expiresAt: expiresAt)
-            return (secondary, side)
-        }
-
-        // B known without I/O (near-cache, pointer cache, a live-only session): one exact live
-        // query. Otherwise the snapshot read and the live query run in parallel when the
-        // over-fetch stays small; deep pages of a session read their snapshot first.
-        let secondary: SecondaryRanking
-        let live: LiveRange
-        if known == nil, let window = coldWindow(arm: arm, position: position) {
-            (secondary, live) = try await parallelLive(
+        let byOffset = position.walk.exhaustedTotal == nil && !position.readsRecord
+        if known == nil, byOffset, let window = coldWindow(arm: arm, position: position) {
+            let (secondary, live) = try await parallelLive(
                 query: query, normalized: normalized, arm: arm, position: position, window: window, now: now)
-        } else {
-            if let known {
-                secondary = known
-            } else {
-                secondary = try await secondaryRanking(arm: arm, query: normalized, pin: position.pin, now: now)
-            }
-            // A child task for the refresh only when there is one: an idle one still costs a
-            // hand-over between threads on every page.
-            if secondary.stale {
-                async let refresh: Void = misses.request(ranking: arm.ranking, query: normalized, reason: "refresh")
-                live = try await exactLive(
-                    query: query, normalized: normalized, secondary: secondary, configuration: configuration, position: position)
-                await refresh
-            } else {
-                live = try await exactLive(
-                    query: query, normalized: normalized, secondary: secondary, configuration: configuration, position: position)
-            }
+            return (secondary, offsetPager(for: position, vouched: nil).side(hits: live.hits, total: live.total, open: live.aRange))
         }
-        let total = PageAssembler.effectiveTotal(
-            reported: live.total, from: live.aRange.lowerBound, requested: live.aRange.count, received: live.hits.count,
-            startsList: position.pinned == nil)
-        return (secondary, LiveSide(hits: live.hits, from: live.aRange.lowerBound, total: total, mode: pageMode(position), next: position.walk.mode))
+        let secondary: SecondaryRanking
+        var record: RecordRead?
+        if let known {
+            secondary = known
+            if position.readsRecord { record = await readRecord(position.walk) }
+        } else if position.readsRecord {
+            async let reading = readRecord(position.walk)
+            secondary = try await secondaryRanking(arm: arm, query: normalized, pin: position.pin, now: now)
+            record = await reading
+        } else {
+            secondary = try await secondaryRanking(arm: arm, query: normalized, pin: position.pin, now: now)
+        }
+        let placement = PagePlacement(arm.configuration, snapshot: secondary.snapshot, position: position)
+        let pager = pager(for: position, record: record, vouched: vouchedGeneration(secondary, normalized: normalized), now: now)
+        // A child task for the refresh only when there is one: an idle one still costs a
+        // hand-over between threads on every page.
+        guard secondary.stale else {
+            return (secondary, try await pager.side(query: query, placed: placement.placedIDs, open: placement.open.aRange))
+        }
+        async let refresh: Void = misses.request(ranking: arm.ranking, query: normalized, reason: "refresh")
+        let side = try await pager.side(query: query, placed: placement.placedIDs, open: placement.open.aRange)
+        await refresh
+        return (secondary, side)
     }
 
     /// A's range of a page (planned as if A were endless), its hits and A's total, B's
@@ -255,17 +225,6 @@ public struct SearchService: Sendable {
         }
 
         var placedIDs: [String] { placed.map(\.id) }
-    }
-
-    /// Plans as if A were endless to learn which range of A to ask for (excluding B's placed
-    /// documents); the answer's total then bounds the list (its A range can only shrink).
-    func exactLive(
-        query: String, normalized: String, secondary: SecondaryRanking, configuration: InterleavingConfiguration, position: Position
-    ) async throws(GatewayError) -> LiveRange {
-        let placement = PagePlacement(configuration, snapshot: secondary.snapshot, position: position)
-        let result = try await liveRange(
-            query: query, excluding: placement.placedIDs, range: placement.open.aRange, vouched: vouchedGeneration(secondary, normalized: normalized))
-        return LiveRange(aRange: placement.open.aRange, hits: result.hits, total: result.total)
     }
 
     /// The match generation a page's snapshot was ranked in, when it ranked this very query:
