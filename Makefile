@@ -10,55 +10,58 @@ RELEASE_BIN = .build/release
 # library, which no target here needs.
 RELEASE_BUILD = swift build -c release --product braid && swift build -c release --product braid-dev
 DEBUG_BIN = .build/debug
+# Debug builds without debug info: a fifth less build time on 2 cores (BENCHMARKS.md, build), and
+# nothing here runs a debugger. Every debug build below uses the same flags, so they share one build.
+DEBUG_BUILD = swift build -debug-info-format none
 
 ## Run the whole system locally on its embedded defaults (Ctrl-C stops it, exit status 0). Debug binaries: they
 ## build in a fraction of the release build's time and share it with make test (docs/getting-started.md says how fast they serve).
 run:
 	@$(BOOTSTRAP) run
-	@swift build --product braid && swift build --product braid-dev
+	@$(DEBUG_BUILD) --product braid && $(DEBUG_BUILD) --product braid-dev
 	@$(DEBUG_BIN)/braid-dev run
 
 ## Run every test: the generated client matches Schemas/openapi.yaml; the fast tier and the integration tier (which starts its own servers), then examples, browser, fuzz and attack.
 test:
 	@$(BOOTSTRAP) test
-	@swift build --build-tests
+	@$(DEBUG_BUILD) --build-tests
 	@Deploy/local/client-generate.sh --check
 	@$(DEBUG_BIN)/braid-dev test $(ARGS)
 
 ## The fast tier alone: pure and protocol logic, no server, in parallel.
 test-fast:
 	@$(BOOTSTRAP) run tools
-	@swift build --build-tests
+	@$(DEBUG_BUILD) --build-tests
 	@BRAID_TEST_TIER=fast swift test --skip-build $(ARGS)
 
 ## The client examples: Schemas/asyncapi.yaml validates, and the Python producer's messages match it and are materialized and served by a real worker and gateway.
 examples:
 	@$(BOOTSTRAP) run tools
-	@swift build
+	@$(DEBUG_BUILD)
 	@$(DEBUG_BIN)/braid-dev examples
 
 ## The shell commands of README.md and docs/, run against a stack started as make run starts it (DOCS=<file> for one guide).
 docs:
 	@$(BOOTSTRAP) run tools
-	@swift build
+	@$(DEBUG_BUILD)
 	@$(DEBUG_BIN)/braid-dev docs
 
 ## The console in headless Chromium against a real gateway, worker, Redis and broker; screenshots in .run/console/.
 browser:
 	@$(BOOTSTRAP) run tools browser
-	@swift build
+	@$(DEBUG_BUILD)
 	@$(DEBUG_BIN)/braid-dev browser
 
 ## Fuzz the gateway with schemathesis against Schemas/openapi.yaml: no 5xx, every response conforms (FUZZ_EXAMPLES per operation, 50).
 fuzz:
 	@$(BOOTSTRAP) run tools
-	@swift build
+	@$(DEBUG_BUILD)
 	@$(DEBUG_BIN)/braid-dev fuzz
 
 ## Attack a gateway and worker in their production configuration on loopback: ATTACK <name> PASS|FAIL lines (ONLY=<name>).
 attack:
 	@$(BOOTSTRAP) run
-	@swift build
+	@$(DEBUG_BUILD)
 	@ONLY=$(ONLY) $(DEBUG_BIN)/braid-dev attack
 
 ## Benchmarks (Benchmarks/): RATIO lines against baselines measured in the same run (ONLY=<group>).
@@ -88,12 +91,12 @@ image:
 
 ## Run the image with podman: version, health check, a worker and a gateway serving a page (root).
 image-check: image
-	@swift build --product braid-dev
+	@$(DEBUG_BUILD) --product braid-dev
 	@$(DEBUG_BIN)/braid-dev image-check
 
 build:
 	@$(BOOTSTRAP) run
-	swift build
+	$(DEBUG_BUILD)
 
 clean:
 	rm -rf .build .run
