@@ -167,18 +167,15 @@ struct KeyOrderRun: Sendable {
     }
 
     func waitUntilNewestEverywhere(within timeout: Duration = .seconds(180)) async throws {
-        let deadline = ContinuousClock.now + timeout
         var behind = Array(versions.indices)
-        while !behind.isEmpty, ContinuousClock.now < deadline {
+        try await eventually("every key has its newest version", within: timeout, every: .milliseconds(300)) {
             var still: [Int] = []
             for key in behind where try await store.currentVersion(ranking: "featured", query: Self.query(key)) != versions[key].last {
                 still.append(key)
             }
             behind = still
-            if !behind.isEmpty { try await Task.sleep(for: .milliseconds(300)) }
+            return behind.isEmpty
         }
-        let behindCount = behind.count
-        #expect(behindCount == 0, "keys without their newest version after \(timeout)")
     }
 
     /// Every version of every key was written, exactly once, in increasing order: nothing
