@@ -8,7 +8,7 @@ BOOTSTRAP = Deploy/local/bootstrap.sh
 RELEASE_BIN = .build/release
 # The two executables only: a plain `swift build -c release` would also optimise the BraidClient
 # library, which no target here needs.
-RELEASE_BUILD = swift build -c release --product braid && swift build -c release --product braid-dev
+RELEASE_BUILD = swift build -c release -debug-info-format none --product braid && swift build -c release -debug-info-format none --product braid-dev
 DEBUG_BIN = .build/debug
 # Debug builds without debug info: a fifth less build time on 2 cores (BENCHMARKS.md, build), and
 # nothing here runs a debugger. Every debug build below uses the same flags, so they share one build.
@@ -18,7 +18,7 @@ DEBUG_BUILD = swift build -debug-info-format none
 ## build in a fraction of the release build's time and share it with make test (docs/getting-started.md says how fast they serve).
 run:
 	@$(BOOTSTRAP) run
-	@$(DEBUG_BUILD) --product braid && $(DEBUG_BUILD) --product braid-dev
+	@$(DEBUG_BUILD)
 	@$(DEBUG_BIN)/braid-dev run
 
 ## Run every test: the generated client matches Schemas/openapi.yaml; the fast tier and the integration tier (which starts its own servers), then examples, browser, fuzz and attack.

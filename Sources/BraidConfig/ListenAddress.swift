@@ -60,12 +60,16 @@ public enum ListenAddress {
         case AF_INET:
             return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
                 var raw = v4.pointee.sin_addr
-                return inet_ntop(AF_INET, &raw, &buffer, socklen_t(buffer.count)).map { _ in String(cString: buffer) }
+                return buffer.withUnsafeMutableBufferPointer { out in
+                    inet_ntop(AF_INET, &raw, out.baseAddress, socklen_t(out.count)).map { String(cString: $0) }
+                }
             }
         case AF_INET6:
             return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
                 var raw = v6.pointee.sin6_addr
-                return inet_ntop(AF_INET6, &raw, &buffer, socklen_t(buffer.count)).map { _ in String(cString: buffer) }
+                return buffer.withUnsafeMutableBufferPointer { out in
+                    inet_ntop(AF_INET6, &raw, out.baseAddress, socklen_t(out.count)).map { String(cString: $0) }
+                }
             }
         default:
             return nil

@@ -5,12 +5,6 @@ import Testing
 
 @Suite("configuration loading")
 struct ConfigurationLoaderTests {
-    func write(_ text: String, ext: String = "yaml") throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("braid-\(UUID().uuidString).\(ext)").path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
     @Test func defaultsWithoutFileOrEnvironment() throws {
         let configuration = try ConfigurationLoader.load(file: nil, environment: [:])
         #expect(configuration == BraidConfiguration())
@@ -20,7 +14,7 @@ struct ConfigurationLoaderTests {
     }
 
     @Test func yamlFileOverridesDefaultsAndKeepsTheRest() throws {
-        let path = try write("""
+        let path = try temporaryFile("""
             redis:
               url: redis://cache:6380/2
             kafka:
@@ -46,12 +40,12 @@ struct ConfigurationLoaderTests {
     }
 
     @Test func jsonFileIsAccepted() throws {
-        let path = try write(#"{"gateway": {"port": 9000}}"#, ext: "json")
+        let path = try temporaryFile(#"{"gateway": {"port": 9000}}"#, extension: "json")
         #expect(try ConfigurationLoader.load(file: path, environment: [:]).gateway.port == 9000)
     }
 
     @Test func environmentOverridesFile() throws {
-        let path = try write("gateway:\n  port: 9000\n")
+        let path = try temporaryFile("gateway:\n  port: 9000\n")
         let configuration = try ConfigurationLoader.load(
             file: path,
             environment: ["BRAID_GATEWAY_PORT": "9100", "BRAID_KAFKA_BROKERS": "k1:9092,k2:9092", "BRAID_GATEWAY_CURSOR_KEY": "12345"])
@@ -61,14 +55,14 @@ struct ConfigurationLoaderTests {
     }
 
     @Test func unknownKeyIsAnErrorNamingIt() throws {
-        let path = try write("redis:\n  comand_timeout_ms: 5\n")
+        let path = try temporaryFile("redis:\n  comand_timeout_ms: 5\n")
         #expect(throws: ConfigurationError(message: "unknown configuration key 'redis.comand_timeout_ms'")) {
             try ConfigurationLoader.load(file: path, environment: [:])
         }
     }
 
     @Test func badValuesAreErrorsNamingTheKey() throws {
-        let path = try write("gateway:\n  port: eighty\n")
+        let path = try temporaryFile("gateway:\n  port: eighty\n")
         let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: path, environment: [:]) }
         #expect(error?.message.contains("gateway.port") == true)
         let envError = #expect(throws: ConfigurationError.self) {
@@ -90,7 +84,7 @@ struct ConfigurationLoaderTests {
         ("feeds:\n  f:\n    components: {c: {type: carousel, title: T, style: wheel}}\n    variants: []\n", "feeds.f.components.c.style: must be one of"),
     ])
     func aValueOutsideItsSetIsALoadErrorNamingKeyValueAndAllowedValues(yaml: String, expected: String) throws {
-        let path = try write(yaml)
+        let path = try temporaryFile(yaml)
         let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: path, environment: [:]) }
         #expect(error?.message.contains(expected) == true, "\(String(describing: error))")
     }
@@ -106,7 +100,7 @@ struct ConfigurationLoaderTests {
     }
 
     @Test func redisClusterAndTLSKeysLoadFromTheFileAndTheEnvironment() throws {
-        let path = try write("""
+        let path = try temporaryFile("""
             redis:
               url: rediss://braid:secret@redis.internal:6379
               mode: cluster
@@ -141,9 +135,9 @@ struct ConfigurationLoaderTests {
 
     @Test func missingOrMalformedFileIsAnError() throws {
         #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: "/nonexistent/braid.yaml", environment: [:]) }
-        let path = try write("redis: [unclosed\n")
+        let path = try temporaryFile("redis: [unclosed\n")
         #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: path, environment: [:]) }
-        let list = try write("- a\n- b\n")
+        let list = try temporaryFile("- a\n- b\n")
         #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: list, environment: [:]) }
     }
 }
@@ -314,11 +308,6 @@ struct ConfigurationValidationTests {
         #expect(error?.message.contains(expected) == true, "\(String(describing: error))")
     }
 
-    func write(_ text: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("braid-\(UUID().uuidString).yaml").path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
 
     /// Keys that cannot take effect in their combination are refused when the file is loaded
     /// (the process validates before serving), naming the key.
@@ -344,7 +333,7 @@ struct ConfigurationValidationTests {
          "interleaving.arms.m.multileave names 'nope', which is not under rankings"),
     ])
     func meaninglessCombinationsAreRefusedAtLoadNamingTheKey(yaml: String, expected: String) throws {
-        let configuration = try ConfigurationLoader.load(file: try write(yaml), environment: [:])
+        let configuration = try ConfigurationLoader.load(file: try temporaryFile(yaml), environment: [:])
         let error = #expect(throws: ConfigurationError.self) { try configuration.validate() }
         #expect(error?.message.contains(expected) == true, "\(String(describing: error))")
     }
@@ -359,7 +348,7 @@ struct ConfigurationValidationTests {
         "interleaving:\n  arms: [{name: c, weight: 50}, {name: m, weight: 50, mode: team_draft, max_docs: 10, multileave: [featured, fresh]}]\n",
     ])
     func theSameKeysWhereTheyTakeEffectAreAccepted(yaml: String) throws {
-        try ConfigurationLoader.load(file: try write(yaml), environment: [:]).validate()
+        try ConfigurationLoader.load(file: try temporaryFile(yaml), environment: [:]).validate()
     }
 
     @Test func optionalKeysCanBeSetFromTheEnvironmentToo() throws {

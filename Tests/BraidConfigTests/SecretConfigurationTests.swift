@@ -7,18 +7,13 @@ import BraidCore
 /// together. Error messages name keys and variables, never values.
 @Suite("secrets in the configuration")
 struct SecretConfigurationTests {
-    func secretFile(_ contents: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("braid-secret-\(UUID().uuidString)").path
-        try contents.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
 
     @Test func anyVariableCanComeFromAFileWithoutItsTrailingLineBreak() throws {
-        let password = try secretFile("s3cret pass\n")
-        let key = try secretFile("cursor-key-from-a-file\r\n")
+        let password = try temporaryFile("s3cret pass\n", extension: "secret")
+        let key = try temporaryFile("cursor-key-from-a-file\r\n", extension: "secret")
         let configuration = try ConfigurationLoader.load(
             file: nil,
-            environment: ["BRAID_REDIS_PASSWORD_FILE": password, "BRAID_GATEWAY_CURSOR_KEY_FILE": key, "BRAID_REDIS_POOL_SIZE_FILE": try secretFile("7\n")])
+            environment: ["BRAID_REDIS_PASSWORD_FILE": password, "BRAID_GATEWAY_CURSOR_KEY_FILE": key, "BRAID_REDIS_POOL_SIZE_FILE": try temporaryFile("7\n", extension: "secret")])
         #expect(configuration.redis.password == "s3cret pass")
         #expect(configuration.gateway.cursorKey == "cursor-key-from-a-file")
         #expect(configuration.redis.poolSize == 7)
@@ -27,7 +22,7 @@ struct SecretConfigurationTests {
     @Test func aVariableAndItsFileTogetherOrAnUnreadableFileAreErrors() throws {
         let both = #expect(throws: ConfigurationError.self) {
             try ConfigurationLoader.load(
-                file: nil, environment: ["BRAID_REDIS_PASSWORD": "hunter2", "BRAID_REDIS_PASSWORD_FILE": try secretFile("hunter2")])
+                file: nil, environment: ["BRAID_REDIS_PASSWORD": "hunter2", "BRAID_REDIS_PASSWORD_FILE": try temporaryFile("hunter2", extension: "secret")])
         }
         #expect(both?.message == "set BRAID_REDIS_PASSWORD or BRAID_REDIS_PASSWORD_FILE, not both")
         let missing = #expect(throws: ConfigurationError.self) {
@@ -37,11 +32,11 @@ struct SecretConfigurationTests {
     }
 
     @Test func kafkaPropertiesComeFromTheEnvironmentOverTheFile() throws {
-        let file = try secretFile("kafka:\n  properties:\n    sasl.username: from-file\n    sasl.password: from-file\n    security.protocol: SASL_SSL\n")
+        let file = try temporaryFile("kafka:\n  properties:\n    sasl.username: from-file\n    sasl.password: from-file\n    security.protocol: SASL_SSL\n")
         let configuration = try ConfigurationLoader.load(
             file: file,
             environment: [
-                "BRAID_KAFKA_PROPERTY_SASL_PASSWORD_FILE": try secretFile("kafka-s3cret\n"),
+                "BRAID_KAFKA_PROPERTY_SASL_PASSWORD_FILE": try temporaryFile("kafka-s3cret\n", extension: "secret"),
                 "BRAID_KAFKA_PROPERTY_SASL_USERNAME": "braid", "BRAID_KAFKA_PROPERTY_SASL_MECHANISMS": "SCRAM-SHA-512",
             ])
         #expect(configuration.kafka.properties == [

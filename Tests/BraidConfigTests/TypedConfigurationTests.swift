@@ -8,14 +8,9 @@ import Testing
 /// are refused naming where they went.
 @Suite("typed configuration")
 struct TypedConfigurationTests {
-    func write(_ text: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("braid-\(UUID().uuidString).yaml").path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
 
     @Test func timesKeepTheirUnitKeysInFilesAndVariables() throws {
-        let path = try write("""
+        let path = try temporaryFile("""
             gateway:
               live_timeout_ms: 1500
               cursor_ttl_seconds: 120
@@ -35,7 +30,7 @@ struct TypedConfigurationTests {
     }
 
     @Test func aFractionalTimeIsRefusedNamingTheKey() throws {
-        let path = try write("gateway:\n  live_timeout_ms: 1.5\n")
+        let path = try temporaryFile("gateway:\n  live_timeout_ms: 1.5\n")
         let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: path, environment: [:]) }
         #expect(error?.message.contains("gateway.live_timeout_ms") == true, "\(error?.message ?? "")")
     }
@@ -43,7 +38,7 @@ struct TypedConfigurationTests {
     @Test func unsetOptionsAreNilAndAnEmptyStringLeavesThemUnset() throws {
         let defaults = try ConfigurationLoader.load(file: nil, environment: [:])
         #expect(defaults.redis.username == nil && defaults.gateway.adminHost == nil && defaults.tracing.serviceName == nil)
-        let path = try write("redis:\n  username: \"\"\n  tls:\n    server_name: \"\"\n")
+        let path = try temporaryFile("redis:\n  username: \"\"\n  tls:\n    server_name: \"\"\n")
         let emptied = try ConfigurationLoader.load(file: path, environment: ["BRAID_GATEWAY_ADMIN_HOST": ""])
         #expect(emptied.redis.username == nil && emptied.redis.tls.serverName == nil && emptied.gateway.adminHost == nil)
         #expect(emptied.redis.tls.isCustomised == false, "an emptied TLS key is not a TLS setting")
@@ -53,7 +48,7 @@ struct TypedConfigurationTests {
     }
 
     @Test func theLiveSourceCarriesTheSectionOfItsBackend() throws {
-        let path = try write("""
+        let path = try temporaryFile("""
             search:
               source: elasticsearch
               elasticsearch:
@@ -75,7 +70,7 @@ struct TypedConfigurationTests {
         ("search:\n  http_url: http://rank/\n", "search.http.url"),
     ])
     func aKeyThatMovedIsRefusedNamingItsNewPlace(yaml: String, replacement: String) throws {
-        let path = try write(yaml)
+        let path = try temporaryFile(yaml)
         let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader.load(file: path, environment: [:]) }
         #expect(error?.message.contains("'\(replacement)'") == true, "\(error?.message ?? "")")
     }

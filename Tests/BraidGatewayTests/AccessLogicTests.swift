@@ -23,6 +23,8 @@ struct AccessLogicTests {
         #expect(!proxies.forwardedHTTPS(peer: "203.0.113.7", forwardedProto: "https"), "an untrusted peer cannot claim TLS")
         #expect(AddressRange("10.0.0.0/33") == nil && AddressRange("ten") == nil && AddressRange("10.0.0.1/x") == nil)
         #expect(AddressRange("192.0.2.7")?.contains("192.0.2.7") == true && AddressRange("192.0.2.7")?.contains("192.0.2.8") == false)
+        #expect(AddressRange("10.1.2.3/8")?.description == "10.0.0.0/8" && AddressRange("2001:db8:1::7/32")?.description == "2001:db8::/32",
+                "a range describes itself by its network")
     }
 
     @Test func corsIsOffUnlessAnOriginIsListed() {

@@ -31,7 +31,9 @@ public struct AddressRange: Sendable, Hashable, CustomStringConvertible {
         let family = network.count == 4 ? AF_INET : AF_INET6
         var buffer = [CChar](repeating: 0, count: 64)
         let text = network.withUnsafeBytes { raw in
-            inet_ntop(family, raw.baseAddress, &buffer, socklen_t(buffer.count)).map { _ in String(cString: buffer) }
+            buffer.withUnsafeMutableBufferPointer { out in
+                inet_ntop(family, raw.baseAddress, out.baseAddress, socklen_t(out.count)).map { String(cString: $0) }
+            }
         }
         return "\(text ?? "?")/\(prefixLength)"
     }

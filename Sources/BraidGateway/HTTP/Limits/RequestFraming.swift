@@ -49,7 +49,8 @@ final class RequestFraming: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(data, promise: promise)
             refuse(refusal, context: context)
         case .forwardThenClose:
-            context.writeAndFlush(data).whenComplete { result in
+            // Handlers run on their channel's event loop, and so does this callback.
+            context.writeAndFlush(data).assumeIsolated().whenComplete { result in
                 promise?.completeWith(result)
                 context.close(promise: nil)
             }
@@ -76,7 +77,7 @@ final class RequestFraming: ChannelDuplexHandler, RemovableChannelHandler {
         let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: refusal.status), headers: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 }
 
