@@ -38,23 +38,22 @@ struct DebugLogKeyAttack: AttackScenario {
         let leak = SecretForms.firstLeak(in: log, of: keys)
         checks.expect(leak == nil, "the debug logs hold \(leak ?? "")")
 
-        guard let (id, arm, position) = page else {
-            checks.expect(false, "no page with an impression id and a B slot to forge from")
-            return checks.verdict("no page to forge from")
+        guard page != nil else {
+            checks.expect(false, "no page with an impression id from the debug gateway: it never used its keys")
+            return checks.verdict("no page from the debug gateway")
         }
         let candidates = Self.candidateKeys(in: log)
         var accepted = 0
-        for candidate in candidates.prefix(500) {
-            guard let forged = Self.forge(id, experiment: arm, key: candidate) else { continue }
-            if try await Self.click(target, forged, position: position, token: alice) { accepted += 1 }
+        for candidate in candidates.prefix(500) where try await Self.forgedClick(target, key: candidate, token: alice).accepted {
+            accepted += 1
         }
         checks.expect(accepted == 0, "\(accepted) ids re-signed with keys from the debug log were accepted")
         let real = SecretForms.impressionKeys(target.secrets.impressionKey)[0].bytes
-        let control = try await Self.forge(id, experiment: arm, key: real).asyncMap { try await Self.click(target, $0, position: position, token: alice) }
-        checks.expect(control == true, "the control (the real derived key) was not accepted: the forgery is broken")
+        let control = try await Self.forgedClick(target, key: real, token: alice)
+        checks.expect(control.accepted, "the control (the real derived key) was not accepted: \(control.answer)")
         return checks.verdict(
             "\(logs.map(\.count).reduce(0, +)) bytes of debug logs: \(leak == nil ? "no" : "a") key form found, \(candidates.count) 32-byte "
-                + "candidates tried, \(accepted) forged ids accepted (control with the real key: \(control == true ? "accepted" : "refused"))")
+                + "candidates tried, \(accepted) forged ids accepted (control with the real key: \(control.accepted ? "accepted" : "refused"))")
     }
 
     /// A team-draft page's impression id, its arm (the experiment) and a B slot's position.
@@ -125,22 +124,26 @@ struct DebugLogKeyAttack: AttackScenario {
         return Base64URL.encode(body + Array(mac).prefix(16))
     }
 
-    static func click(_ target: AttackTarget, _ id: String, position: Int, token: String) async throws -> Bool {
-        let events: [[String: Any]] = [["type": "click", "impression_id": id, "position": position]]
-        let body = String(decoding: try JSONSerialization.data(withJSONObject: ["events": events]), as: UTF8.self)
-        var response = try await target.request("/v1/events", method: .POST, body: body, token: token)
-        // Paced by the limiter, not refused by it: a 429 says nothing about the key.
-        for _ in 0..<10 where response.status == 429 {
+    /// Signs a genuine id of the target, fetched just now, with `key` (and a new nonce) and
+    /// posts it as a click on a B slot: whether it was accepted, and the gateway's last answer.
+    /// Fetched just now because the target's ids expire within seconds (its events window): an
+    /// expired forgery would be refused whatever its key. A 429 paces the attempts; it says
+    /// nothing about the key.
+    static func forgedClick(_ target: AttackTarget, key: [UInt8], token: String) async throws -> (accepted: Bool, answer: String) {
+        var answer = "no page with an impression id to forge from"
+        for _ in 0..<10 {
+            guard let (id, arm, position) = try await pageWithImpression(target, base: target.publicURL, token: token),
+                let forged = forge(id, experiment: arm, key: key)
+            else { return (false, answer) }
+            let events: [[String: Any]] = [["type": "click", "impression_id": forged, "position": position]]
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: ["events": events]), as: UTF8.self)
+            let response = try await target.request("/v1/events", method: .POST, body: body, token: token)
+            answer = "\(response.status) \(response.text.prefix(300))"
+            guard response.status == 429 else {
+                return (response.status == 202 && (response.json?["accepted"] as? Int ?? 0) > 0, answer)
+            }
             try await Task.sleep(for: .seconds(1))
-            response = try await target.request("/v1/events", method: .POST, body: body, token: token)
         }
-        return response.status == 202 && (response.json?["accepted"] as? Int ?? 0) > 0
-    }
-}
-
-extension Optional {
-    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let value = self else { return nil }
-        return try await transform(value)
+        return (false, answer)
     }
 }
