@@ -18,7 +18,7 @@ DEBUG_BUILD = swift build -debug-info-format none
 ## build in a fraction of the release build's time and share it with make test (docs/getting-started.md says how fast they serve).
 run:
 	@$(BOOTSTRAP) run
-	@$(DEBUG_BUILD)
+	@$(DEBUG_BUILD) --product braid && $(DEBUG_BUILD) --product braid-dev
 	@$(DEBUG_BIN)/braid-dev run
 
 ## Run every test: the generated client matches Schemas/openapi.yaml; the fast tier and the integration tier (which starts its own servers), then examples, browser, fuzz and attack.
