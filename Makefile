@@ -7,7 +7,7 @@ ONLY ?= all
 BOOTSTRAP = Deploy/local/bootstrap.sh
 RELEASE_BIN = .build/release
 # The two executables only: a plain `swift build -c release` would also optimise the BraidClient
-# library, which no target here needs.
+# library, which no target here needs. Without debug info, as `make dist` builds: nothing here reads it.
 RELEASE_BUILD = swift build -c release -debug-info-format none --product braid && swift build -c release -debug-info-format none --product braid-dev
 DEBUG_BIN = .build/debug
 # Debug builds without debug info: a fifth less build time on 2 cores (BENCHMARKS.md, build), and
