@@ -1,6 +1,6 @@
 # The front door. Every target bootstraps what a fresh machine lacks for it, and no more
-# (Deploy/local/bootstrap.sh GROUP...), and then runs braid-dev, the local-stack harness
-# (Sources/BraidDev), which starts, waits for and stops every server and service it needs.
+# (Deploy/local/bootstrap.sh GROUP...), and then runs braid-local (make run) or braid-dev (the
+# rest), which start, wait for and stop every server and service they need (Sources/BraidHarness).
 .PHONY: run test test-fast examples docs browser fuzz attack bench faults dist dist-check image image-check build clean
 
 ONLY ?= all
@@ -18,8 +18,8 @@ DEBUG_BUILD = swift build -debug-info-format none
 ## build in a fraction of the release build's time and share it with make test (docs/getting-started.md says how fast they serve).
 run:
 	@$(BOOTSTRAP) run
-	@$(DEBUG_BUILD) --product braid && $(DEBUG_BUILD) --product braid-dev
-	@$(DEBUG_BIN)/braid-dev run
+	@$(DEBUG_BUILD) --product braid && $(DEBUG_BUILD) --product braid-local
+	@$(DEBUG_BIN)/braid-local
 
 ## Run every test: the generated client matches Schemas/openapi.yaml; the fast tier and the integration tier (which starts its own servers), then examples, browser, fuzz and attack.
 test:

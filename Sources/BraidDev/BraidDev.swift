@@ -1,16 +1,16 @@
 import ArgumentParser
 import Foundation
 
-/// `braid-dev`: the developer's front door to the local stack, behind `make run`, `make test`,
-/// `make faults`, `make bench`, `make browser`, `make fuzz` and `make attack`. Not part of the product: the
-/// release ships `braid` alone.
+/// `braid-dev`: the developer's front door to the local stack, behind `make test`, `make faults`,
+/// `make bench`, `make browser`, `make fuzz` and `make attack` (`make run` has `braid-local`). Not
+/// part of the product: the release ships `braid` alone.
 @main
 struct BraidDev: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "braid-dev",
-        abstract: "Run, test, fault-inject and benchmark Braid on a local stack it starts and stops.",
+        abstract: "Test, fault-inject and benchmark Braid on local stacks it starts and stops.",
         subcommands: [
-            RunCommand.self, TestCommand.self, FaultsCommand.self, BenchCommand.self, BrowserCommand.self, FuzzCommand.self,
+            TestCommand.self, FaultsCommand.self, BenchCommand.self, BrowserCommand.self, FuzzCommand.self,
             AttackCommand.self, ImageCheckCommand.self, ExamplesCommand.self, DocsCommand.self,
         ])
 }

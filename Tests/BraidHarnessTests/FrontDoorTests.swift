@@ -3,11 +3,11 @@ import BraidTestSupport
 import Foundation
 import Testing
 
-/// `make run`'s lifecycle, through the executable it calls (`braid-dev run`) with the debug
+/// `make run`'s lifecycle, through the executable it calls (`braid-local`) with the debug
 /// `braid`, on free ports and a folder of its own: stop, restart, stale files, leftovers, kill.
 @Suite("make run's lifecycle", .integration)
 struct FrontDoorTests {
-    /// One `braid-dev run` and what it needs to be watched.
+    /// One `braid-local` and what it needs to be watched.
     struct Run {
         let process: ChildProcess
         let folder: URL
@@ -26,18 +26,18 @@ struct FrontDoorTests {
 
         static func start(folder: URL, ports: [String: Int]) async throws -> Run {
             let log = folder.appendingPathExtension("\(UUID().uuidString.prefix(8)).out")
-            let binary = URL(fileURLWithPath: BraidService.binary).deletingLastPathComponent().appendingPathComponent("braid-dev").path
+            let binary = URL(fileURLWithPath: BraidService.binary).deletingLastPathComponent().appendingPathComponent("braid-local").path
             var environment = ports.mapValues(String.init)
             environment["BRAID_RUN_DIR"] = folder.path
             environment["BRAID_DOCS"] = "300"
             environment["BRAID_PARTITIONS"] = "2"
-            let process = try await TestRun.start(binary, ["run"], environment: environment, log: log)
+            let process = try await TestRun.start(binary, [], environment: environment, log: log)
             return Run(process: process, folder: folder, ports: ports, log: log)
         }
 
         /// Waits until it says it is running (or fails with its output).
         func waitUntilRunning() async throws {
-            try await Readiness.wait(for: "braid-dev run", process: process, timeout: .seconds(120), interval: .milliseconds(100)) {
+            try await Readiness.wait(for: "braid-local", process: process, timeout: .seconds(120), interval: .milliseconds(100)) {
                 output.contains("run: running:")
             }
         }

@@ -3,9 +3,9 @@ import Foundation
 
 /// SIGINT and SIGTERM as an async sequence, so a command can stop its children in order
 /// instead of dying with them half-stopped.
-enum Signals {
+public enum Signals {
     /// Starts catching `signals` (their default action, ending the process, is disabled).
-    static func stream(_ signals: [Int32] = [SIGINT, SIGTERM]) -> AsyncStream<Int32> {
+    public static func stream(_ signals: [Int32] = [SIGINT, SIGTERM]) -> AsyncStream<Int32> {
         let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
         var sources: [any DispatchSourceSignal] = []
         for number in signals {

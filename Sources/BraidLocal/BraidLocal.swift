@@ -2,21 +2,24 @@ import ArgumentParser
 import BraidHarness
 import Foundation
 
-/// `make run`: the whole system on its embedded defaults, until Ctrl-C or SIGTERM.
+/// `braid-local`, behind `make run`: the whole system on its embedded defaults, until Ctrl-C or
+/// SIGTERM. An executable of its own, apart from `braid-dev`, so that `make run` compiles the
+/// harness it needs and not the tests' fixtures, the fault scenarios and the benchmarks.
 ///
 /// It owns the lifecycle: it checks ports the way the servers bind them, stops what an unclean
 /// stop of an earlier run in the same folder left behind (and nothing else), watches only the
 /// processes it started, and on Ctrl-C stops the services (they drain) and then the servers,
 /// and exits 0.
-struct RunCommand: AsyncParsableCommand {
+@main
+struct BraidLocal: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "run",
+        commandName: "braid-local",
         abstract: "Run Redis, the broker, a worker and the gateway locally until Ctrl-C.",
         discussion: """
             Environment: BRAID_REDIS_PORT (6379), BRAID_KAFKA_PORT (9092), BRAID_WORKER_METRICS_PORT (9464),
             BRAID_GATEWAY_PORT (8080), BRAID_PARTITIONS (6), BRAID_DOCS (20000: recipes of the demo corpus,
             seeded on first run), BRAID_RUN_DIR (.run/local: logs, records of the processes, the corpus),
-            BRAID (the braid binary; default: the one next to braid-dev).
+            BRAID (the braid binary; default: the one next to braid-local).
             """)
 
     func run() async throws {
@@ -34,7 +37,7 @@ struct RunCommand: AsyncParsableCommand {
         let documents = Int(environment["BRAID_DOCS"] ?? "") ?? 20_000
         let folder = environment["BRAID_RUN_DIR"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? Toolchain.root.appendingPathComponent(".run/local")
-        let say = { (message: String) in Say.line("run", message) }
+        let say = { (message: String) in FileHandle.standardError.write(Data("run: \(message)\n".utf8)) }
 
         let signals = Signals.stream()
         // Reclaims what an earlier run in this folder left running, before the ports are checked.
