@@ -2,7 +2,7 @@ import Testing
 
 @testable import BraidBenchmarks
 
-@Suite("figures: formats, statistics, gateway means and cold pages")
+@Suite("figures: formats, statistics, gateway means, round-by-round ratios and cold pages")
 struct FiguresTests {
     @Test func formatsAsTheScriptsDid() {
         #expect(Format.pythonRound(2.5) == 2)
@@ -30,6 +30,18 @@ struct FiguresTests {
         #expect(results.requests("a") == 2003)
         #expect(results.ratio("a", "b", \.rps) == "0.334")
         #expect(results.ratio("a", "b", \.p99) == "1.222")
+    }
+
+    @Test func gatewayRatiosAreMediansOfRoundByRoundRatios() {
+        var results = GatewayResults()
+        // Three rounds; the second disturbed on side a (a ratio of 0.5, where the others are 0.9 and 0.95).
+        for (a, b) in [("90.0", "100.0"), ("50.0", "100.0"), ("95.0", "100.0")] {
+            results.append("a", WrkResult(rps: a, p99: "10.000", requests: 1, p50: "1.000"))
+            results.append("b", WrkResult(rps: b, p99: "8.000", requests: 1, p50: "1.000"))
+        }
+        #expect(results.pairedRatio("a", "b", \.rps) == "0.900")
+        #expect(results.ratio("a", "b", \.rps) == "0.783")
+        #expect(results.pairedRatio("a", "b", \.p99) == "1.250")
     }
 
     @Test func coldPagesCompareSumsOfPerQueryMedians() {
