@@ -94,9 +94,10 @@ image-check: image
 	@$(DEBUG_BUILD) --product braid-dev
 	@$(DEBUG_BIN)/braid-dev image-check
 
+## Build everything make test runs (debug, tests included) without running it.
 build:
-	@$(BOOTSTRAP) run
-	$(DEBUG_BUILD)
+	@$(BOOTSTRAP) test
+	@$(DEBUG_BUILD) --build-tests
 
 clean:
 	rm -rf .build .run
