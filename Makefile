@@ -96,7 +96,7 @@ image-check: image
 
 ## Build everything make test runs (debug, tests included) without running it.
 build:
-	@$(BOOTSTRAP) test
+	@$(BOOTSTRAP) run
 	@$(DEBUG_BUILD) --build-tests
 
 clean:

@@ -39,7 +39,7 @@ public final class BraidService: Sendable {
     }
 
     /// The `braid` binary: `BRAID` when set, else the one built next to the running
-    /// executable (`braid-dev`, or the test bundle).
+    /// executable (`braid-local`, `braid-dev`, or the test bundle).
     public static var binary: String {
         if let path = ProcessInfo.processInfo.environment["BRAID"], !path.isEmpty { return path }
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("braid").path
