@@ -40,8 +40,10 @@ struct RedisClusterFailoverTests {
                             break
                         } catch is RedisConnectionError {
                             doomedFailures += 1
-                            // No node serves the slot: the command fails fast, it does not hang.
-                            #expect(ContinuousClock.now - started < .seconds(1))
+                            // No node serves the slot: the command fails, within its 500 ms
+                            // timeout at the latest; it does not hang. (The bound leaves room for
+                            // the fast tier running beside this test.)
+                            #expect(ContinuousClock.now - started < .seconds(5))
                         } catch {
                             serverErrors += 1
                         }

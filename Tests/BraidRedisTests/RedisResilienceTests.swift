@@ -52,7 +52,10 @@ struct RedisResilienceTests {
 
     @Test func failsFastWhileRedisIsDownAndRecoversByItself() async throws {
         try await RedisServerProcess.with { server in
-            try await withRedisClient(server.url, poolSize: 2, commandTimeout: .seconds(1)) { redis in
+            // A command timeout far above the bound below: a command that waited for it instead
+            // of failing at once would take 10 s; the bound leaves the rest to a busy machine
+            // (the fast tier runs beside this test and can keep its task off a thread for seconds).
+            try await withRedisClient(server.url, poolSize: 2, commandTimeout: .seconds(10)) { redis in
                 try await redis.set("k", to: "before")
                 await server.stop()
                 // While down: every command fails quickly with a connection error, none hangs.
@@ -65,7 +68,7 @@ struct RedisResilienceTests {
                         failures += 1
                         #expect([.unavailable, .closed].contains(error.kind), "\(error)")
                     }
-                    #expect(ContinuousClock.now - started < .milliseconds(500))
+                    #expect(ContinuousClock.now - started < .seconds(5))
                     try await Task.sleep(for: .milliseconds(20))
                 }
                 #expect(failures == 20)
