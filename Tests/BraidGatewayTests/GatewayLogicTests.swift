@@ -75,25 +75,6 @@ struct GatewayLogicTests {
     }
 }
 
-@Suite("Near-cache")
-struct NearCacheTests {
-    @Test("Bounded by bytes: the least recently used entries go first; oversized values are not kept")
-    func eviction() {
-        let cache = NearCache<String, Int>(capacityBytes: 100)
-        cache.insert(1, bytes: 40, for: "a")
-        cache.insert(2, bytes: 40, for: "b")
-        #expect(cache.value(for: "a") == 1)  // a is now more recent than b
-        cache.insert(3, bytes: 40, for: "c")
-        #expect(cache.value(for: "b") == nil)
-        #expect(cache.value(for: "a") == 1)
-        #expect(cache.value(for: "c") == 3)
-        #expect(cache.bytes == 80)
-        cache.insert(4, bytes: 101, for: "huge")
-        #expect(cache.value(for: "huge") == nil)
-        #expect(cache.count == 2)
-    }
-}
-
 @Suite("Pointer cache")
 struct PointerCacheTests {
     @Test("A pointer is reused within its TTL only; a zero TTL never reuses")

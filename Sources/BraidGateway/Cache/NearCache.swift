@@ -1,60 +1,45 @@
+import BraidContracts
+import BraidObservability
+import Metrics
 import Synchronization
 
-/// An in-process LRU cache bounded by bytes, for immutable values (snapshot versions never
-/// change, so an entry can never be stale — only evicted).
+/// An in-process cache bounded by bytes, for immutable values (snapshot versions and component
+/// contents by version never change, so an entry can never be stale — only evicted).
 ///
-/// A pinned page then needs no Redis round trip at all and waits on the live backend only.
+/// Kept by W-TinyLFU (``TinyLFUStore``): entries used often stay while one-off entries (a crawl
+/// of rare queries, a scan of old versions) stream through without evicting them. Evictions and
+/// rejections are counted per cache (`braid_gateway_near_cache_{evictions,rejections}_total`).
 public final class NearCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private struct Entry {
-        var value: Value
-        var bytes: Int
-        var lastUse: UInt64
-    }
+    private let store: Mutex<TinyLFUStore<Key, Value>>
+    private let evictions: Counter
+    private let rejections: Counter
 
-    private struct State {
-        var entries: [Key: Entry] = [:]
-        var bytes = 0
-        var clock: UInt64 = 0
-    }
+    public var capacityBytes: Int { store.withLock { $0.capacity } }
 
-    public let capacityBytes: Int
-    private let state = Mutex(State())
-
-    public init(capacityBytes: Int) {
-        self.capacityBytes = max(0, capacityBytes)
+    /// - Parameter name: the `cache` label of its metrics (`snapshot`, `component`).
+    public init(capacityBytes: Int, name: String) {
+        self.store = Mutex(TinyLFUStore(capacity: capacityBytes))
+        self.evictions = Counter(.gatewayNearCacheEvictions, dimensions: [("cache", name)])
+        self.rejections = Counter(.gatewayNearCacheRejections, dimensions: [("cache", name)])
     }
 
     public func value(for key: Key) -> Value? {
-        state.withLock { state in
-            guard var entry = state.entries[key] else { return nil }
-            state.clock += 1
-            entry.lastUse = state.clock
-            state.entries[key] = entry
-            return entry.value
-        }
+        store.withLock { $0.value(for: key) }
     }
 
-    /// Stores a value of the given size; values larger than the whole cache are not kept.
+    /// Stores a value of the given size; values larger than the whole cache are not kept, and
+    /// a value seen less often than what it would displace is turned away.
     public func insert(_ value: Value, bytes: Int, for key: Key) {
-        guard bytes <= capacityBytes else { return }
-        state.withLock { state in
-            state.clock += 1
-            if let old = state.entries.updateValue(Entry(value: value, bytes: bytes, lastUse: state.clock), forKey: key) {
-                state.bytes -= old.bytes
-            }
-            state.bytes += bytes
-            guard state.bytes > capacityBytes else { return }
-            // Evict least recently used entries. Linear in the entry count, but only when
-            // full, and entries are whole snapshots (kilobytes), so there are few.
-            let byAge = state.entries.sorted { $0.value.lastUse < $1.value.lastUse }
-            for (candidate, entry) in byAge where state.bytes > capacityBytes && candidate != key {
-                state.entries[candidate] = nil
-                state.bytes -= entry.bytes
-            }
+        let (evicted, rejected) = store.withLock { store in
+            let before = (store.evictions, store.rejections)
+            store.insert(value, bytes: bytes, for: key)
+            return (store.evictions - before.0, store.rejections - before.1)
         }
+        if evicted > 0 { evictions.increment(by: evicted) }
+        if rejected > 0 { rejections.increment(by: rejected) }
     }
 
-    /// Bytes currently held (for the `braid_near_cache_bytes` gauge).
-    public var bytes: Int { state.withLock { $0.bytes } }
-    public var count: Int { state.withLock { $0.entries.count } }
+    /// Bytes currently held (for the `braid_gateway_near_cache_bytes` gauges).
+    public var bytes: Int { store.withLock { $0.bytes } }
+    public var count: Int { store.withLock { $0.count } }
 }

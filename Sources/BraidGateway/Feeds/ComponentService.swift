@@ -47,7 +47,7 @@ public struct ComponentService: Sendable {
         nearCacheBytes: Int, admission: PrecomputeAdmission = .everything, logger: Logger
     ) {
         self.admission = admission
-        self.nearCache = NearCache(capacityBytes: nearCacheBytes)
+        self.nearCache = NearCache(capacityBytes: nearCacheBytes, name: "component")
         self.feeds = feeds
         self.store = store
         self.provider = provider

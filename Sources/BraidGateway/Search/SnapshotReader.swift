@@ -43,7 +43,7 @@ public struct SnapshotReader: Sendable {
     /// - Parameter pointerTTL: how long a read pointer is reused; zero reads Redis every time.
     public init(store: any SnapshotStore, nearCacheBytes: Int, pointerTTL: Duration = .zero) {
         self.store = store
-        self.nearCache = NearCache(capacityBytes: nearCacheBytes)
+        self.nearCache = NearCache(capacityBytes: nearCacheBytes, name: "snapshot")
         self.pointers = PointerCache(ttl: pointerTTL)
     }
 

@@ -36,19 +36,34 @@ public struct FrequencySketch: Sendable {
     /// Records one sighting of `key` at `now` and returns its estimated count, this one included.
     public mutating func record(_ key: String, now: Double) -> Int {
         age(now: now)
-        let slots = self.slots(key)
-        let current = slots.map { Int(counters[$0]) }.min() ?? 0
+        return increment(hash: hash(key))
+    }
+
+    /// The estimated count of `key` (not recorded).
+    public func estimate(_ key: String) -> Int {
+        estimate(hash: hash(key))
+    }
+
+    /// Records one sighting of a key already hashed (with a per-process seed, as Swift's
+    /// `Hasher` is) and returns its estimated count; ages by sample size only.
+    @discardableResult
+    mutating func increment(hash: UInt64) -> Int {
+        let current = estimate(hash: hash)
         guard current < Int(UInt8.max) else { return current }
         // Conservative update: only the counters at the minimum grow, so collisions inflate less.
-        for slot in slots where Int(counters[slot]) == current { counters[slot] = UInt8(current + 1) }
+        for row in 0..<Self.depth {
+            let slot = self.slot(hash, row: row)
+            if Int(counters[slot]) == current { counters[slot] = UInt8(current + 1) }
+        }
         recordings += 1
         if recordings >= 10 * width { halve() }
         return current + 1
     }
 
-    /// The estimated count of `key` (not recorded).
-    public func estimate(_ key: String) -> Int {
-        slots(key).map { Int(counters[$0]) }.min() ?? 0
+    func estimate(hash: UInt64) -> Int {
+        var minimum = UInt8.max
+        for row in 0..<Self.depth { minimum = min(minimum, counters[slot(hash, row: row)]) }
+        return Int(minimum)
     }
 
     private mutating func age(now: Double) {
@@ -67,13 +82,16 @@ public struct FrequencySketch: Sendable {
         recordings = 0
     }
 
-    private func slots(_ key: String) -> [Int] {
+    private func hash(_ key: String) -> UInt64 {
         var hasher = FNV1a(seed: seed)
         for byte in key.utf8 { hasher.add(byte) }
-        let hash = hasher.finish()
-        // Double hashing: row i uses h1 + i·h2, each row its own part of `counters`.
-        let h1 = hash, h2 = (hash >> 32 | hash << 32) | 1
-        return (0..<Self.depth).map { row in row * width + Int((h1 &+ UInt64(row) &* h2) & mask) }
+        return hasher.finish()
+    }
+
+    /// Double hashing: row i uses h1 + i·h2, each row its own part of `counters`.
+    private func slot(_ hash: UInt64, row: Int) -> Int {
+        let h2 = (hash >> 32 | hash << 32) | 1
+        return row * width + Int((hash &+ UInt64(row) &* h2) & mask)
     }
 }
 
