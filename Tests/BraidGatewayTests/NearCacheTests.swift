@@ -69,7 +69,7 @@ struct NearCacheTests {
     @Test func heldBytesNeverExceedTheBoundAndEveryHeldValueIsTheLatest() {
         var store = Store(capacity: 50_000, expectedEntryBytes: 2_000)
         var latest: [String: Int] = [:]
-        var random = SplitMix(seed: 11)
+        var random = SplitMixForTests(seed: 11)
         for step in 0..<20_000 {
             let key = "k\(random.next() % 300)"
             if random.next() % 3 == 0 {
@@ -95,17 +95,5 @@ struct NearCacheTests {
         store.insert(3, bytes: 500, for: "b")
         store.insert(4, bytes: 900, for: "b")
         #expect(store.value(for: "b") == 4 && store.bytes == 900)
-    }
-
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9e37_79b9_7f4a_7c15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-            return z ^ (z >> 31)
-        }
     }
 }
