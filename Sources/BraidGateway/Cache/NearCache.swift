@@ -14,10 +14,11 @@ public final class NearCache<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     private let evictions: Counter
     private let rejections: Counter
 
-    public var capacityBytes: Int { store.withLock { $0.capacity } }
+    public let capacityBytes: Int
 
     /// - Parameter name: the `cache` label of its metrics (`snapshot`, `component`).
     public init(capacityBytes: Int, name: String) {
+        self.capacityBytes = max(0, capacityBytes)
         self.store = Mutex(TinyLFUStore(capacity: capacityBytes))
         self.evictions = Counter(.gatewayNearCacheEvictions, dimensions: [("cache", name)])
         self.rejections = Counter(.gatewayNearCacheRejections, dimensions: [("cache", name)])
