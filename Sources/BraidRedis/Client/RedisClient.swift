@@ -144,6 +144,19 @@ public final class RedisClient: Service, Sendable {
         }
     }
 
+    /// Changes whenever the cluster's slot map does (a failover, a reshard); always 0
+    /// standalone. Caches that rely on per-node state (key tracking) flush when it changes.
+    public var topologyGeneration: Int {
+        if case .cluster(let router) = topology { return router.mapGeneration }
+        return 0
+    }
+
+    /// Opens a connection of its own to `node` (not from a pool) with the client's settings,
+    /// handing Pub/Sub messages to `pushes` once it subscribes. Throws ``RedisConnectionError``.
+    func dedicatedConnection(to node: RedisEndpoint, pushes: @escaping @Sendable (RESPValue) -> Void) async throws -> RedisConnection {
+        try await connector.connect(to: node, pushes: pushes)
+    }
+
     /// Slots that a primary serves in the cluster's current map; nil standalone or before
     /// the first map.
     var clusterCoverage: Int? {

@@ -99,6 +99,7 @@ extension ClusterRouter {
             let changed = state.map != map
             state.map = map
             state.epoch += 1
+            if changed { state.generation += 1 }
             state.refreshError = nil
             let primaries = Set(map.primaries)
             var created: [RedisNodePool] = []

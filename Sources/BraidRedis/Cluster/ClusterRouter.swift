@@ -23,6 +23,9 @@ final class ClusterRouter: Sendable {
         var map: ClusterSlotMap?
         /// Bumped whenever a new map is installed.
         var epoch = 0
+        /// Bumped whenever an installed map differs from the one before (a failover, a
+        /// reshard): what key-tracking caches flush on.
+        var generation = 0
         var pools: [RedisEndpoint: RedisNodePool] = [:]
         /// Why the last refresh found no usable map, for error messages.
         var refreshError: RedisConnectionError?
@@ -39,6 +42,9 @@ final class ClusterRouter: Sendable {
     }
 
     private var cluster: RedisConfiguration.Cluster { configuration.cluster ?? .init() }
+
+    /// Changes whenever the slot map does.
+    var mapGeneration: Int { state.withLock { $0.generation } }
 
     /// Reads the map and keeps the pools of the primaries connected until cancelled.
     func run() async {

@@ -22,11 +22,15 @@ final class RedisChannelHandler: ChannelDuplexHandler {
     private let parser = HiredisReplyParser()
     private var pending = Deque<EventLoopPromise<RESPValue>>()
     private let observations: ConnectionObservations
+    /// Receives Pub/Sub messages on a subscribed connection; nil on command connections,
+    /// where every reply answers a command.
+    private let pushes: (@Sendable (RESPValue) -> Void)?
     /// A flush is queued on the event loop: flushes asked for until it runs share it.
     private var flushQueued = false
 
-    init(observations: ConnectionObservations) {
+    init(observations: ConnectionObservations, pushes: (@Sendable (RESPValue) -> Void)? = nil) {
         self.observations = observations
+        self.pushes = pushes
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -53,6 +57,10 @@ final class RedisChannelHandler: ChannelDuplexHandler {
         do {
             try parser.feed(unwrapInboundIn(data))
             while let reply = try parser.next() {
+                if let pushes, Self.isPubSubMessage(reply) {
+                    pushes(reply)
+                    continue
+                }
                 guard let promise = pending.popFirst() else {
                     throw RedisConnectionError(.protocolError, "a reply arrived with no command waiting for it")
                 }
@@ -78,6 +86,14 @@ final class RedisChannelHandler: ChannelDuplexHandler {
 
     private func failAll(_ error: any Error) {
         while let promise = pending.popFirst() { promise.fail(error) }
+    }
+
+    /// A RESP2 Pub/Sub delivery (`message`, channel, payload), which answers no command: on
+    /// a subscribed connection, replies to SUBSCRIBE and PING are arrays too, but start with
+    /// `subscribe` and `pong`.
+    static func isPubSubMessage(_ reply: RESPValue) -> Bool {
+        guard case .array(let elements?) = reply, elements.count == 3, case .bulkString(let kind?) = elements[0] else { return false }
+        return kind.readableBytesView.elementsEqual("message".utf8)
     }
 }
 

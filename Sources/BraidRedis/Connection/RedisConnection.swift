@@ -19,14 +19,15 @@ final class RedisConnection: Sendable {
     var isActive: Bool { channel.isActive }
 
     /// Connects, sets up TLS when `tls` is given, authenticates, selects the database and
-    /// makes sure a Redis server answers (a PING when nothing else was sent).
+    /// makes sure a Redis server answers (a PING when nothing else was sent). `pushes`
+    /// receives Pub/Sub messages once the connection subscribes (see ``RedisChannelHandler``).
     ///
     /// Throws only ``RedisConnectionError``; TLS mix-ups come as ``RedisConnectionError/Kind/tls``
     /// with an explanation. (Not declared as a typed throw: Swift 6.3's optimiser crashes
     /// splitting async functions with typed throws in release builds.)
     static func connect(
         to endpoint: RedisEndpoint, configuration: RedisConfiguration, tls: RedisTLSContext?, group: any EventLoopGroup,
-        transport: RedisTransport
+        transport: RedisTransport, pushes: (@Sendable (RESPValue) -> Void)? = nil
     ) async throws -> RedisConnection {
         let observations = ConnectionObservations()
         let channel: any Channel
@@ -36,7 +37,7 @@ final class RedisConnection: Sendable {
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(FirstBytesRecorder(observations: observations))
                     if let tls { try pipeline.addHandler(tls.makeHandler(host: endpoint.host)) }
-                    try pipeline.addHandler(RedisChannelHandler(observations: observations))
+                    try pipeline.addHandler(RedisChannelHandler(observations: observations, pushes: pushes))
                 }
             }
         } catch let error as RedisConnectionError {

@@ -25,7 +25,8 @@ struct RedisNodeConnector: Sendable {
     }
 
     /// Throws only ``RedisConnectionError``.
-    func connect(to endpoint: RedisEndpoint) async throws -> RedisConnection {
-        try await RedisConnection.connect(to: endpoint, configuration: configuration, tls: tls.get(), group: group, transport: transport)
+    func connect(to endpoint: RedisEndpoint, pushes: (@Sendable (RESPValue) -> Void)? = nil) async throws -> RedisConnection {
+        try await RedisConnection.connect(
+            to: endpoint, configuration: configuration, tls: tls.get(), group: group, transport: transport, pushes: pushes)
     }
 }
