@@ -242,7 +242,7 @@ let package = Package(
             name: "BraidBenchmarks",
             dependencies: [
                 "BraidHarness", "BraidCore", "BraidContracts", "BraidConfig", "BraidKafka", "BraidRedis", "BraidSources",
-                "BraidPrecompute", "BraidWiring", hummingbird, server("SQLiteNIO", "sqlite-nio"), logging, nioCore, nioHTTP1,
+                "BraidPrecompute", "BraidGateway", "BraidWiring", hummingbird, server("SQLiteNIO", "sqlite-nio"), logging, nioCore, nioHTTP1,
                 serviceLifecycle,
             ],
             path: "Benchmarks/BraidBenchmarks",

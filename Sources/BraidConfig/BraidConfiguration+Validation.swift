@@ -54,6 +54,9 @@ extension BraidConfiguration {
                     + "\(ImpressionValidity.impressionStateTTLSeconds) s impression state, so an old impression id cannot count twice)")
         }
         guard (Duration.zero ... .seconds(60)).contains(gateway.pointerCache) else { throw fail("gateway.pointer_cache_ms must be 0-60000") }
+        guard (Duration.milliseconds(50) ... .seconds(60)).contains(gateway.keyTrackingHeartbeat) else {
+            throw fail("gateway.key_tracking_heartbeat_ms must be 50-60000")
+        }
         guard (Duration.milliseconds(1) ... .seconds(10)).contains(gateway.batchTimeout) else { throw fail("gateway.batch_timeout_ms must be 1-10000") }
         try validateInterleavingSection()
         try validateCampaigns()

@@ -335,7 +335,16 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         /// every walk is paged by offset.
         public var walkMaxBytes = 32_768
         public var nearCacheBytes = 64 << 20
-        /// How long page 1 reuses a snapshot pointer it read; 0 reads Redis on every page 1.
+        /// Whether snapshot pointers and components' versions stay in memory until Redis
+        /// says they changed (`CLIENT TRACKING`, broadcast mode, on a connection of its own
+        /// per primary). While tracking is off or not established, ``pointerCache`` applies.
+        public var keyTracking = true
+        /// How often each tracking connection is checked; one that went silent is noticed
+        /// within twice this, and everything it kept current is dropped.
+        @Milliseconds public var keyTrackingHeartbeat: Duration = .milliseconds(500)
+        /// How long page 1 reuses a snapshot pointer it read when key tracking is off or not
+        /// established (its connections are still coming up, or one was lost); 0 reads Redis
+        /// on every page 1 then.
         @Milliseconds public var pointerCache: Duration = .seconds(1)
         /// How long the gateway waits for one live query.
         @Milliseconds public var liveTimeout: Duration = .seconds(1)
@@ -355,6 +364,7 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
             case host, port, adminHost, adminPort, cursorKey, impressionKey, previousCursorKey, previousImpressionKey
             case previousCursorKeyUntil, trustedProxies, corsOrigins, cursorTtl = "cursorTtlSeconds"
             case impressionWindow = "impressionWindowSeconds", walkMaxBytes, nearCacheBytes, pointerCache = "pointerCacheMs"
+            case keyTracking, keyTrackingHeartbeat = "keyTrackingHeartbeatMs"
             case liveTimeout = "liveTimeoutMs", broadSearchConcurrency, defaultPerPage, batchTimeout = "batchTimeoutMs"
             case rateLimits, admission
         }

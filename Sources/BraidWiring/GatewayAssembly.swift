@@ -28,6 +28,9 @@ public struct GatewayAssembly: Sendable {
     /// Services of the gateway besides the HTTP server (the console's experiment sampler, the
     /// JWKS refresher).
     public let background: [any Service]
+    /// Keeps snapshot pointers and components' versions current (`gateway.key_tracking`);
+    /// one of ``background``.
+    public let keyTracker: RedisKeyTracker?
     /// The sockets it binds, resolved and checked (``BraidConfiguration/validateExposure(of:resolve:)``).
     public let listeners: [ResolvedListener]
 
@@ -57,10 +60,18 @@ public struct GatewayAssembly: Sendable {
         let cursorTTLSeconds = Int(gateway.cursorTtl.wholeSeconds)
         let admission = PrecomputeAdmission(
             threshold: gateway.admission.threshold, halvingSeconds: Int(gateway.admission.halving.wholeSeconds), sketchWidth: gateway.admission.sketchWidth)
+        var background: [any Service] = []
+        let tracked = gateway.keyTracking ? TrackedVersions() : nil
+        let keyTracker = tracked.map { tracked in
+            RedisKeyTracker(
+                client: redis, prefixes: keys.trackedPrefixes, observer: tracked, heartbeat: gateway.keyTrackingHeartbeat,
+                logger: Logger(label: "braid.gateway.tracking"))
+        }
+        if let keyTracker { background.append(keyTracker) }
         let search = SearchService(
             arms: try configuration.armSelector(),
             snapshots: SnapshotReader(
-                store: store, nearCacheBytes: gateway.nearCacheBytes, pointerTTL: gateway.pointerCache),
+                store: store, nearCacheBytes: gateway.nearCacheBytes, pointerTTL: gateway.pointerCache, tracked: tracked),
             misses: SnapshotMisses(
                 materializer: RankingMaterializer(store: store, source: source, rankings: configuration.materializedRankings),
                 requests: requests, admission: admission, logger: logger),
@@ -70,13 +81,12 @@ public struct GatewayAssembly: Sendable {
         let components = ComponentService(
             feeds: configuration.feeds, store: store, provider: provider, search: search, requests: requests, codec: codec,
             cursorTTLSeconds: cursorTTLSeconds, storedItems: configuration.worker.componentItems, liveTimeout: liveTimeout,
-            nearCacheBytes: gateway.nearCacheBytes, admission: admission, logger: logger)
+            nearCacheBytes: gateway.nearCacheBytes, admission: admission, tracked: tracked, logger: logger)
         let events = EventService(
             codec: impressions, producer: producer, topic: configuration.kafka.eventsTopic,
             experiments: ExperimentStore(redis: redis, keys: keys), windowSeconds: Int(gateway.impressionWindow.wholeSeconds),
             designs: designs, logger: logger)
         var console: ConsoleRoutes?
-        var background: [any Service] = []
         if configuration.console.enabled {
             let settings = configuration.consoleSettings
             let history = ExperimentHistory(
@@ -95,6 +105,7 @@ public struct GatewayAssembly: Sendable {
             tracing: configuration.tracing.enabled, identity: identity, access: configuration.accessPolicy(listeners: listeners),
             rateLimiter: configuration.rateLimiter)
         self.background = background
+        self.keyTracker = keyTracker
         self.redis = redis
         self.producer = producer
         self.source = source

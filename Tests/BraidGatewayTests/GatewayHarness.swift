@@ -52,6 +52,8 @@ enum GatewayHarness {
         let application = Application(router: gateway.routes.router())
         let result: Result<T, any Error> = await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await gateway.redis.run() }
+            // As in production, pointers and component versions are kept current by key tracking.
+            if let tracker = gateway.keyTracker { group.addTask { try? await tracker.run() } }
             defer { group.cancelAll() }
             do {
                 if waitForRedis { try await gateway.redis.waitUntilConnected() }

@@ -279,12 +279,14 @@ struct SearchBehaviourTests {
         // Page 1 must go to Redis for its pointer, rather than reuse the one read a moment ago.
         configuration.gateway.pointerCache = .milliseconds(0)
         do {
-            try await GatewayHarness.with(configuration) { client, _ in
+            try await GatewayHarness.with(configuration) { client, gateway in
                 let before = try await client.json("/v1/search?q=pasta&per_page=6&session=d1")
                 #expect(before["degraded"] as? Bool == false)
                 let cursor = try #require(before["next_cursor"] as? String)
 
                 await server.stop()
+                // Until its tracking connection's close is seen, the gateway may still trust the pointer it holds.
+                try await eventually("key tracking off") { gateway.keyTracker?.isTracking != true }
                 let page = try await client.json("/v1/search?q=pasta&per_page=6&session=d2")
                 #expect(page.status == 200, "\(page.object)")
                 #expect(page["degraded"] as? Bool == true)

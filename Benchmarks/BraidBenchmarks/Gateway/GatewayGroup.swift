@@ -5,8 +5,8 @@ import NIOHTTP1
 
 /// Gateway throughput under wrk on loopback: three `braid gateway` processes on the same Redis,
 /// Kafka and corpus: one interleaving (the defaults), one with interleaving.enabled=false
-/// (live-only pages that never touch Redis; the baseline) and a cold one (near-cache and pointer
-/// cache off, so every page reads its snapshot from Redis). Measured, one after the other:
+/// (live-only pages that never touch Redis; the baseline) and a cold one (near-cache, pointer
+/// cache and key tracking off, so every page reads its snapshot from Redis). Measured, one after the other:
 ///   - search page 1 (per_page=20, six queries in turn): interleaved ÷ live-only requests/s and
 ///     p99 latency; every snapshot exists and sits in the near-cache before the clock runs;
 ///   - one cache-hit component (first page), and a batchGet of 6 cache-hit components, each
@@ -15,7 +15,9 @@ import NIOHTTP1
 ///     connection (the critical path of one page: snapshot read and live query in series or
 ///     in parallel), COLD_CONNECTIONS (1), each query on its own for COLD_SECONDS (2) in
 ///     COLD_ROUNDS (9) rounds; the ratio is of the sums over queries of the median p50s;
-///   - the interleaved gateway's peak RSS (VmHWM) after all of that load.
+///   - the interleaved gateway's peak RSS (VmHWM) after all of that load;
+///   - pointer staleness with key tracking (``TrackingStaleness``), p50 and p99 over 1,000
+///     changes, after the load.
 /// Each pair is measured in ROUNDS rounds in alternating order (A B, B A, ...) so drift on the
 /// shared machine hits both sides alike; each RATIO is the median of the rounds' ratios, and
 /// the ratio of the means is printed beside it as a FIGURE (`….ratio_of_means`).
@@ -50,7 +52,8 @@ struct GatewayGroup {
         }
         let interleaved = try await gateway("interleaved")
         let liveOnly = try await gateway("live-only", ["BRAID_INTERLEAVING_ENABLED": "false"])
-        let cold = try await gateway("cold", ["BRAID_GATEWAY_NEAR_CACHE_BYTES": "0", "BRAID_GATEWAY_POINTER_CACHE_MS": "0"])
+        let cold = try await gateway(
+            "cold", ["BRAID_GATEWAY_NEAR_CACHE_BYTES": "0", "BRAID_GATEWAY_POINTER_CACHE_MS": "0", "BRAID_GATEWAY_KEY_TRACKING": "false"])
 
         // Cache-hit components: a worker materializes the six (not timed), then leaves before the load.
         let workerMetricsPort = try Ports.free()
@@ -209,5 +212,6 @@ struct GatewayGroup {
             Report.ratio(name, results.pairedRatio(a, b, figure))
         }
         for service in [interleaved, liveOnly, cold] { await service.stop() }
+        try await TrackingStaleness(context: context).run(changes: 1_000)
     }
 }

@@ -34,6 +34,12 @@ public struct CacheKeys: Sendable, Hashable {
         "\(prefix):{\(Self.componentTag(feed: feed, type: type, scope: scope))}:requested"
     }
 
+    /// Key prefixes of what the gateway keeps current by key tracking: every key of every
+    /// ranking (the pointers among them) and of every component (the contents among them).
+    public var trackedPrefixes: [String] {
+        ["\(prefix):{rank:", "\(prefix):{comp:"]
+    }
+
     /// The hash tag of a ranking's keys (without braces), also the Kafka key of its requests.
     public static func rankingTag(_ ranking: String, query: String) -> String {
         "rank:\(ranking):\(QueryNormalizer.keyDigest(QueryNormalizer.normalize(query)))"

@@ -27,8 +27,11 @@ public struct ComponentService: Sendable {
     /// Deadline of a single component's live fallback.
     public let liveTimeout: Duration
     /// Stored contents by key and version: a hit costs one small Redis read (the version)
-    /// instead of reading the whole stored list. Versions are immutable, so a hit is never stale.
+    /// instead of reading the whole stored list, and none while key tracking keeps the
+    /// version current. Versions are immutable, so a hit is never stale.
     let nearCache: NearCache<String, StoredComponent>
+    /// Components' stored versions kept current by key tracking; nil without it.
+    let tracked: TrackedVersions?
     let metrics: Metrics
     let logger: Logger
     /// Which missed per-user contents are requested from the workers (``PrecomputeAdmission``):
@@ -44,9 +47,10 @@ public struct ComponentService: Sendable {
     public init(
         feeds: [String: FeedDefinition], store: PrecomputeStore, provider: any ComponentProvider, search: SearchService? = nil,
         requests: DeduplicatingPublisher, codec: CursorCodec, cursorTTLSeconds: Int, storedItems: Int, liveTimeout: Duration,
-        nearCacheBytes: Int, admission: PrecomputeAdmission = .everything, logger: Logger
+        nearCacheBytes: Int, admission: PrecomputeAdmission = .everything, tracked: TrackedVersions? = nil, logger: Logger
     ) {
         self.admission = admission
+        self.tracked = tracked
         self.nearCache = NearCache(capacityBytes: nearCacheBytes, name: "component")
         self.feeds = feeds
         self.store = store
@@ -226,13 +230,23 @@ public struct ComponentService: Sendable {
         return content
     }
 
-    /// The stored content, through the near-cache when the stored version is the cached one.
+    /// The stored content, through the near-cache when the stored version is the cached one:
+    /// known without I/O while key tracking keeps it current, otherwise one small read.
     func cachedContent(_ resolved: Resolved) async throws -> StoredComponent? {
         let (feed, type, scope) = (resolved.feed, resolved.type, resolved.scope)
-        guard let version = try await store.componentVersion(feed: feed, type: type, scope: scope) else { return nil }
         let key = store.keys.component(feed: feed, type: type, scope: scope)
-        if let content = nearCache.value(for: "\(key)@\(version)") { return content }
+        if let version = tracked?.version(for: key), let content = nearCache.value(for: "\(key)@\(version)") { return content }
+        let ticket = tracked?.ticket(for: key)
+        func remember(_ version: Int64) {
+            if let tracked, let ticket { tracked.remember(version, for: key, ticket: ticket) }
+        }
+        guard let version = try await store.componentVersion(feed: feed, type: type, scope: scope) else { return nil }
+        if let content = nearCache.value(for: "\(key)@\(version)") {
+            remember(version)
+            return content
+        }
         guard let stored = try await store.storedComponent(feed: feed, type: type, scope: scope) else { return nil }
+        remember(stored.version)
         nearCache.insert(stored, bytes: stored.document.count + 8 * stored.offsets.count, for: "\(key)@\(stored.version)")
         metrics.nearCacheBytes.record(nearCache.bytes)
         return stored

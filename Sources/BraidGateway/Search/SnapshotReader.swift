@@ -13,9 +13,15 @@ public protocol SnapshotStore: Sendable {
     /// The pointer's version with its snapshot unless it is `held`; the default reads
     /// ``currentVersion(ranking:query:)`` and then ``storedSnapshot(ranking:query:version:)``.
     func currentSnapshot(ranking: String, query: String, unless held: Int64?) async throws -> CurrentSnapshotRead
+    /// The Redis key of the ranking's pointer, as key tracking names it.
+    func pointerKey(ranking: String, query: String) -> String
 }
 
 extension SnapshotStore {
+    public func pointerKey(ranking: String, query: String) -> String {
+        CacheKeys().ranking(ranking, query: query).pointer
+    }
+
     public func currentSnapshot(ranking: String, query: String, unless held: Int64?) async throws -> CurrentSnapshotRead {
         guard let version = try await currentVersion(ranking: ranking, query: query) else { return .none }
         if version == held { return .held(version: version) }
@@ -24,11 +30,15 @@ extension SnapshotStore {
     }
 }
 
-extension PrecomputeStore: SnapshotStore {}
+extension PrecomputeStore: SnapshotStore {
+    public func pointerKey(ranking: String, query: String) -> String {
+        keys.ranking(ranking, query: query).pointer
+    }
+}
 
-/// Reads snapshots of B for pages: the current version through the Redis pointer, and any
-/// version's documents through the in-process near-cache (versions are immutable, so a
-/// cached one is never stale).
+/// Reads snapshots of B for pages: the current version through the Redis pointer (kept in
+/// memory until Redis says it moved, with key tracking), and any version's documents through
+/// the in-process near-cache (versions are immutable, so a cached one is never stale).
 public struct SnapshotReader: Sendable {
     struct Key: Hashable, Sendable {
         var ranking: String
@@ -39,21 +49,42 @@ public struct SnapshotReader: Sendable {
     let store: any SnapshotStore
     let nearCache: NearCache<Key, RankingSnapshot>
     let pointers: PointerCache
+    /// Pointers kept current by key tracking; nil without it.
+    let tracked: TrackedVersions?
 
-    /// - Parameter pointerTTL: how long a read pointer is reused; zero reads Redis every time.
-    public init(store: any SnapshotStore, nearCacheBytes: Int, pointerTTL: Duration = .zero) {
+    /// - Parameters:
+    ///   - pointerTTL: how long a read pointer is reused while `tracked` is not tracking;
+    ///     zero reads Redis every time then.
+    ///   - tracked: pointers kept until Redis says they moved (``TrackedVersions``).
+    public init(store: any SnapshotStore, nearCacheBytes: Int, pointerTTL: Duration = .zero, tracked: TrackedVersions? = nil) {
         self.store = store
         self.nearCache = NearCache(capacityBytes: nearCacheBytes, name: "snapshot")
         self.pointers = PointerCache(ttl: pointerTTL)
+        self.tracked = tracked
+    }
+
+    /// The version the pointer names when it is known without asking Redis: kept current by
+    /// key tracking, or (while tracking is not established) read less than `pointerTTL` ago.
+    private func knownVersion(ranking: String, query: String) -> Int64? {
+        if let tracked, tracked.isTracking { return tracked.version(for: store.pointerKey(ranking: ranking, query: query)) }
+        return pointers.version(for: Key(ranking: ranking, query: query, version: 0))
     }
 
     /// The snapshot the pointer names, or nil when there is none. No Redis round trip when
-    /// the pointer was read less than `pointerTTL` ago and its version is in the near-cache;
+    /// the pointer is known (``knownVersion``) and its version is in the near-cache;
     /// otherwise one, which sends the documents only when the near-cache lacks that version.
     public func current(ranking: String, query: String) async throws -> RankingSnapshot? {
         let pointerKey = Key(ranking: ranking, query: query, version: 0)
-        if let version = pointers.version(for: pointerKey), let snapshot = nearCache.value(for: Key(ranking: ranking, query: query, version: version)) {
+        if let version = knownVersion(ranking: ranking, query: query),
+            let snapshot = nearCache.value(for: Key(ranking: ranking, query: query, version: version))
+        {
             return snapshot
+        }
+        let redisKey = tracked.map { _ in store.pointerKey(ranking: ranking, query: query) }
+        let ticket = redisKey.flatMap { tracked?.ticket(for: $0) }
+        func remember(_ version: Int64) {
+            pointers.remember(version, for: pointerKey)
+            if let tracked, let redisKey, let ticket { tracked.remember(version, for: redisKey, ticket: ticket) }
         }
         var held = pointers.lastVersion(for: pointerKey).flatMap { version in
             nearCache.value(for: Key(ranking: ranking, query: query, version: version)).map { (version: version, snapshot: $0) }
@@ -63,14 +94,14 @@ public struct SnapshotReader: Sendable {
             case .none:
                 return nil
             case .held(let version):
-                pointers.remember(version, for: pointerKey)
+                remember(version)
                 if let held, held.version == version {
                     Counter(.gatewayNearCacheHits).increment()
                     return held.snapshot
                 }
                 held = nil  // not what was asked: read the documents this time
             case .read(let snapshot, let bytes):
-                pointers.remember(snapshot.version, for: pointerKey)
+                remember(snapshot.version)
                 Counter(.gatewayNearCacheMisses).increment()
                 nearCache.insert(snapshot, bytes: bytes, for: Key(ranking: ranking, query: query, version: snapshot.version))
                 Gauge(.gatewayNearCacheBytes).record(nearCache.bytes)
@@ -83,10 +114,10 @@ public struct SnapshotReader: Sendable {
         return nil
     }
 
-    /// The current snapshot when it is known without any I/O (a pointer read less than
-    /// `pointerTTL` ago, its version in the near-cache); nil when Redis must be asked.
+    /// The current snapshot when it is known without any I/O (``knownVersion``, its version
+    /// in the near-cache); nil when Redis must be asked.
     public func knownCurrent(ranking: String, query: String) -> RankingSnapshot? {
-        guard let version = pointers.version(for: Key(ranking: ranking, query: query, version: 0)) else { return nil }
+        guard let version = knownVersion(ranking: ranking, query: query) else { return nil }
         return knownPinned(ranking: ranking, query: query, version: version)
     }
 
@@ -112,7 +143,8 @@ public struct SnapshotReader: Sendable {
     }
 }
 
-/// Recently read snapshot pointers. Reusing one for a moment is safe: a session pins
+/// Recently read snapshot pointers, used while key tracking is off or not established
+/// (``TrackedVersions`` otherwise). Reusing one for a moment is safe: a session pins
 /// whichever version its first page used, and the version it replaced stays readable for
 /// its grace period. Hot queries then cost no Redis round trip on page 1 either. Past its
 /// TTL a pointer still tells Redis which version the near-cache may hold.
