@@ -1,6 +1,6 @@
 /// The groups of `make bench`, in the order a whole run measures them.
 public enum BenchmarkGroup: String, CaseIterable, Sendable {
-    case evaluation, gateway, kafka, plan, redis, scale, worker
+    case evaluation, gateway, kafka, plan, redis, scale, soak, worker
 
     func run(_ context: BenchmarkContext) async throws {
         switch self {
@@ -10,6 +10,7 @@ public enum BenchmarkGroup: String, CaseIterable, Sendable {
         case .plan: PlanBenchmark.run()
         case .redis: try await RedisGroup(context: context).run()
         case .scale: try await ScaleGroup(context: context).run()
+        case .soak: try await SoakGroup(context: context).run()
         case .worker: try await WorkerGroup(context: context).run()
         }
     }

@@ -65,8 +65,11 @@ public struct SnapshotReader: Sendable {
 
     /// The version the pointer names when it is known without asking Redis: kept current by
     /// key tracking, or (while tracking is not established) read less than `pointerTTL` ago.
-    private func knownVersion(ranking: String, query: String) -> Int64? {
-        if let tracked, tracked.isTracking { return tracked.version(for: store.pointerKey(ranking: ranking, query: query)) }
+    /// `redisKey`: the pointer's key, when already at hand.
+    private func knownVersion(ranking: String, query: String, redisKey: String? = nil) -> Int64? {
+        if let tracked, tracked.isTracking {
+            return tracked.version(for: redisKey ?? store.pointerKey(ranking: ranking, query: query))
+        }
         return pointers.version(for: Key(ranking: ranking, query: query, version: 0))
     }
 
@@ -75,12 +78,12 @@ public struct SnapshotReader: Sendable {
     /// otherwise one, which sends the documents only when the near-cache lacks that version.
     public func current(ranking: String, query: String) async throws -> RankingSnapshot? {
         let pointerKey = Key(ranking: ranking, query: query, version: 0)
-        if let version = knownVersion(ranking: ranking, query: query),
+        let redisKey = tracked.map { _ in store.pointerKey(ranking: ranking, query: query) }
+        if let version = knownVersion(ranking: ranking, query: query, redisKey: redisKey),
             let snapshot = nearCache.value(for: Key(ranking: ranking, query: query, version: version))
         {
             return snapshot
         }
-        let redisKey = tracked.map { _ in store.pointerKey(ranking: ranking, query: query) }
         let ticket = redisKey.flatMap { tracked?.ticket(for: $0) }
         func remember(_ version: Int64) {
             pointers.remember(version, for: pointerKey)
