@@ -62,6 +62,27 @@ struct RedisKeyTrackerTests {
         }
     }
 
+    @Test func onAClusterEveryPrimaryReportsTheWritesToItsSlots() async throws {
+        try await withRedisClusterClient { redis in
+            let prefix = TestEnvironment.uniqueName("trk") + ":"
+            let observer = RecordingObserver()
+            let tracker = RedisKeyTracker(client: redis, prefixes: [prefix], observer: observer, heartbeat: .milliseconds(100))
+            try await running(tracker) {
+                try await eventually("tracking on every primary") { tracker.isTracking }
+                let primaries = redis.primaries()
+                #expect(primaries.count == 3)
+                var keys: [String] = []
+                for primary in primaries {
+                    var index = 0
+                    while redis.node(forKey: "\(prefix){\(index)}:cur") != primary { index += 1 }
+                    keys.append("\(prefix){\(index)}:cur")
+                }
+                for key in keys { try await redis.set(key, to: "1") }
+                try await eventually("an invalidation from every primary") { Set(keys).isSubset(of: Set(observer.invalidatedKeys)) }
+            }
+        }
+    }
+
     /// A private server, a client and a tracker of prefix `t:`, tracking when `body` starts.
     private func withTracker(
         _ body: @escaping @Sendable (RedisClient, RedisKeyTracker, RecordingObserver) async throws -> Void
