@@ -8,7 +8,7 @@ import Testing
 @Suite("Redis key tracking", .integration)
 struct RedisKeyTrackerTests {
     @Test func aWriteUnderATrackedPrefixByAnotherClientArrivesAsAnInvalidationAndOtherKeysDoNot() async throws {
-        try await withTracker { redis, tracker, observer in
+        try await withTracker { redis, tracker, observer, _ in
             try await redis.set("other:1", to: "x")
             try await redis.set("t:{rank:a}:cur", to: "7")
             try await eventually("the pointer's invalidation") { observer.invalidatedKeys.contains("t:{rank:a}:cur") }
@@ -20,7 +20,7 @@ struct RedisKeyTrackerTests {
     }
 
     @Test func aFlushallDropsEverythingWhileTrackingStaysOn() async throws {
-        try await withTracker { redis, tracker, observer in
+        try await withTracker { redis, tracker, observer, _ in
             _ = try await redis.send(["FLUSHALL"])
             try await eventually("a flush for FLUSHALL") { observer.flushes.contains { $0.reason == .flushed } }
             #expect(observer.flushes.last { $0.reason == .flushed }?.tracking == true)
@@ -29,7 +29,7 @@ struct RedisKeyTrackerTests {
     }
 
     @Test func aKilledTrackingConnectionDropsEverythingUntilANewOneIsSubscribedAndReportsAgain() async throws {
-        try await withTracker { redis, tracker, observer in
+        try await withTracker { redis, tracker, observer, _ in
             let before = observer.flushes.count
             _ = try await redis.send(["CLIENT", "KILL", "TYPE", "pubsub"])
             try await eventually("a flush for the lost connection") {
@@ -44,21 +44,14 @@ struct RedisKeyTrackerTests {
     }
 
     @Test func aRestartedRedisIsTrackedAgainAfterADropWhileItWasDown() async throws {
-        try await RedisServerProcess.with { server in
-            try await withRedisClient(server.url, commandTimeout: .seconds(10)) { redis in
-                let observer = RecordingObserver()
-                let tracker = RedisKeyTracker(client: redis, prefixes: ["t:"], observer: observer, heartbeat: .milliseconds(100))
-                try await running(tracker) {
-                    try await eventually("tracking") { tracker.isTracking }
-                    await server.stop()
-                    try await eventually("a drop while Redis is down") { !tracker.isTracking }
-                    #expect(observer.flushes.contains(.init(tracking: false, reason: .connectionLost)))
-                    try await server.start()
-                    try await eventually("tracking after the restart") { tracker.isTracking }
-                    try await eventually("the client reconnected") { (try? await redis.set("t:{rank:b}:cur", to: "1")) != nil }
-                    try await eventually("an invalidation after the restart") { observer.invalidatedKeys.contains("t:{rank:b}:cur") }
-                }
-            }
+        try await withTracker { redis, tracker, observer, server in
+            await server.stop()
+            try await eventually("a drop while Redis is down") { !tracker.isTracking }
+            #expect(observer.flushes.contains(.init(tracking: false, reason: .connectionLost)))
+            try await server.start()
+            try await eventually("tracking after the restart") { tracker.isTracking }
+            try await eventually("the client reconnected") { (try? await redis.set("t:{rank:b}:cur", to: "1")) != nil }
+            try await eventually("an invalidation after the restart") { observer.invalidatedKeys.contains("t:{rank:b}:cur") }
         }
     }
 
@@ -83,9 +76,10 @@ struct RedisKeyTrackerTests {
         }
     }
 
-    /// A private server, a client and a tracker of prefix `t:`, tracking when `body` starts.
+    /// A private server (stopped afterwards), a client and a tracker of prefix `t:`, tracking
+    /// when `body` starts.
     private func withTracker(
-        _ body: @escaping @Sendable (RedisClient, RedisKeyTracker, RecordingObserver) async throws -> Void
+        _ body: @escaping @Sendable (RedisClient, RedisKeyTracker, RecordingObserver, RedisServerProcess) async throws -> Void
     ) async throws {
         try await RedisServerProcess.with { server in
             try await withRedisClient(server.url, commandTimeout: .seconds(10)) { redis in
@@ -94,7 +88,7 @@ struct RedisKeyTrackerTests {
                 try await running(tracker) {
                     try await eventually("tracking") { tracker.isTracking }
                     #expect(observer.flushes.last == .init(tracking: true, reason: .tracking))
-                    try await body(redis, tracker, observer)
+                    try await body(redis, tracker, observer, server)
                 }
             }
         }

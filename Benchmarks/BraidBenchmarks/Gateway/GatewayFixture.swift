@@ -1,3 +1,6 @@
+import BraidHarness
+import Foundation
+
 /// What the gateway group serves and asks for: a feed of 6 components (the defaults have 5),
 /// six search queries, and the wrk scripts that cycle over them.
 enum GatewayFixture {
@@ -31,6 +34,21 @@ enum GatewayFixture {
                  components: [recommended, following, popular-dessert, carousel, new-arrivals, recipes]}
 
         """
+
+    /// Writes the configuration file into the run folder and says what it leaves unmeasured;
+    /// returns the file and the environment of services on the run's servers, `corpus` and
+    /// key prefix `bench-<name>-<tag>`.
+    static func setUp(_ context: BenchmarkContext, name: String, corpus: URL) throws -> (config: URL, environment: [String: String]) {
+        let config = context.run.file("\(name)-bench.yaml")
+        try configuration.write(to: config, atomically: true, encoding: .utf8)
+        context.say(limitsNote)
+        return (config, [
+            "BRAID_REDIS_URL": context.redis.url, "BRAID_KAFKA_BROKERS": context.broker.brokers,
+            "BRAID_SEARCH_SQLITE_PATH": corpus.path, "BRAID_REDIS_KEY_PREFIX": "bench-\(name)-\(context.tag)",
+            "BRAID_KAFKA_REQUESTS_TOPIC": "braid.requests", "BRAID_KAFKA_CONSUMER_GROUP": "bench-\(name)-\(context.tag)",
+            "BRAID_LOGGING_LEVEL": "info",
+        ])
+    }
 
     /// Printed by the group, so a reader of its output knows the limits were not measured.
     static let limitsNote =

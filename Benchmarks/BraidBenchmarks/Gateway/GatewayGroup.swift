@@ -36,15 +36,7 @@ struct GatewayGroup {
         let wrk = try Wrk(run: run)
         let corpus = run.file("gateway-corpus.sqlite")
         try await context.seed(corpus)
-        let config = run.file("gateway-bench.yaml")
-        try GatewayFixture.configuration.write(to: config, atomically: true, encoding: .utf8)
-        context.say(GatewayFixture.limitsNote)
-        let environment = [
-            "BRAID_REDIS_URL": context.redis.url, "BRAID_KAFKA_BROKERS": context.broker.brokers,
-            "BRAID_SEARCH_SQLITE_PATH": corpus.path, "BRAID_REDIS_KEY_PREFIX": "bench-gateway-\(context.tag)",
-            "BRAID_KAFKA_REQUESTS_TOPIC": "braid.requests", "BRAID_KAFKA_CONSUMER_GROUP": "bench-gateway-\(context.tag)",
-            "BRAID_LOGGING_LEVEL": "info",
-        ]
+        let (config, environment) = try GatewayFixture.setUp(context, name: "gateway", corpus: corpus)
         func gateway(_ name: String, _ extra: [String: String] = [:]) async throws -> BraidService {
             try await BraidService.gateway(
                 in: run, name: "bench-gateway-\(name)", arguments: ["--config", config.path],

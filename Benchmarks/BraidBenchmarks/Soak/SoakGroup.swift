@@ -31,15 +31,8 @@ struct SoakGroup {
         let run = context.run
         let corpus = run.file("soak-corpus.sqlite")
         try await context.seed(corpus)
-        let config = run.file("soak.yaml")
-        try GatewayFixture.configuration.write(to: config, atomically: true, encoding: .utf8)
-        context.say(GatewayFixture.limitsNote)
-        let environment = [
-            "BRAID_REDIS_URL": context.redis.url, "BRAID_KAFKA_BROKERS": context.broker.brokers,
-            "BRAID_SEARCH_SQLITE_PATH": corpus.path, "BRAID_REDIS_KEY_PREFIX": "bench-soak-\(context.tag)",
-            "BRAID_KAFKA_REQUESTS_TOPIC": "braid.requests", "BRAID_KAFKA_CONSUMER_GROUP": "bench-soak-\(context.tag)",
-            "BRAID_LOGGING_LEVEL": "info", "BRAID_GATEWAY_NEAR_CACHE_BYTES": "\(Self.nearCacheBytes)",
-        ]
+        let (config, shared) = try GatewayFixture.setUp(context, name: "soak", corpus: corpus)
+        let environment = shared.merging(["BRAID_GATEWAY_NEAR_CACHE_BYTES": "\(Self.nearCacheBytes)"]) { $1 }
         let gateway = try await BraidService.gateway(
             in: run, name: "soak-gateway", arguments: ["--config", config.path], environment: environment, binary: context.braid)
         let worker = try await BraidService.worker(
