@@ -136,4 +136,91 @@ struct ExperimentStoreTests {
             #expect(counts.reduce([0, 0, 0, 0]) { zip($0, $1).map(+) } == [7, 2, 3, 2])
         }
     }
+
+    /// Impressions of a three-team multileave: (surface, snapshot age in seconds, clicked teams);
+    /// slot `t` is team `t`'s. Clicks on teams 1 and 2 move pairs other than (0, 1).
+    static let threeTeams: [(FeedComponentName?, Int, [Int])] = [
+        (nil, 60, [2]),  // (0,1) tie, (0,2) second, (1,2) second
+        (FeedComponentName(feed: "home", component: "more"), 7_200, [1, 2]),  // (0,1) second, (0,2) second, (1,2) tie
+        (FeedComponentName(feed: "home", component: "more"), 7_200, [2]),  // (0,1) tie, (0,2) second, (1,2) second
+        (nil, 60, [1]),  // (0,1) second, (0,2) tie, (1,2) first
+        (nil, 60, []),  // every pair ties
+    ]
+
+    /// Credits ``threeTeams`` in experiment `experiment`: an impression event, then each click.
+    static func creditThreeTeams(_ store: ExperimentStore, experiment: String, issued: Date) async throws {
+        for (nonce, (component, age, clicks)) in threeTeams.enumerated() {
+            let token = ImpressionToken(
+                experiment: experiment, offset: 0, slotTeams: [0, 1, 2], teamCount: 3, creditWindow: 0..<3, nonce: UInt64(nonce + 1),
+                issuedAt: Int64(issued.timeIntervalSince1970), snapshotAgeSeconds: age, component: component)
+            _ = try await store.apply(ExperimentEvent.make(.impression, token: token)!, now: issued)
+            for team in clicks { _ = try await store.apply(ExperimentEvent.make(.click, token: token, position: team)!, now: issued) }
+        }
+    }
+
+    @Test("Under a multileave of three teams every pair has its own freshness and surfaces, counting its own clicks")
+    func everyPairIsBrokenDownByAgeAndSurface() async throws {
+        try await withRedisClient(try TestEnvironment.redisURL()) { (redis: RedisClient) async throws -> Void in
+            let store = ExperimentStore(redis: redis, keys: CacheKeys(prefix: TestEnvironment.uniqueName("braid")))
+            try await Self.creditThreeTeams(store, experiment: "three", issued: Date())
+            let outcome = try await store.outcome(of: "three")
+            #expect(outcome.pairs.map { [$0.first, $0.second] } == [[0, 1], [0, 2], [1, 2]])
+            func pair(_ first: Int, _ second: Int) throws -> ExperimentOutcome.Pair {
+                try #require(outcome.pairs.first { $0.first == first && $0.second == second })
+            }
+            // [impressions, wins of the pair's first, of its second, ties] per bucket and surface.
+            func ages(_ pair: ExperimentOutcome.Pair) -> [String: [Int]] {
+                Dictionary(uniqueKeysWithValues: pair.freshness.map { ($0.age.rawValue, [$0.impressions, $0.winsA, $0.winsB, $0.ties]) })
+            }
+            func surfaces(_ pair: ExperimentOutcome.Pair) -> [String: [Int]] {
+                Dictionary(uniqueKeysWithValues: pair.surfaces.map { ($0.surface, [$0.impressions, $0.winsA, $0.winsB, $0.ties]) })
+            }
+            let none = [0, 0, 0, 0]
+            // (1, 2): searches (60 s old) imp. 1 second, imp. 4 first, imp. 5 tie; home/more (2 h) imp. 2 tie, imp. 3 second.
+            let oneTwo = try pair(1, 2)
+            #expect(oneTwo.freshness.map(\.age) == SnapshotAge.allCases)
+            #expect(ages(oneTwo) == ["under_15m": [3, 1, 1, 1], "15m_to_1h": none, "1h_to_6h": [2, 0, 1, 1], "6h_or_more": none, "unknown": none])
+            #expect(oneTwo.surfaces.map(\.surface) == ["search", "home/more"])
+            #expect(surfaces(oneTwo) == ["search": [3, 1, 1, 1], "home/more": [2, 0, 1, 1]])
+            // (0, 2): team 0 never clicked, team 2 in imp. 1, 2, 3.
+            let zeroTwo = try pair(0, 2)
+            #expect(ages(zeroTwo) == ["under_15m": [3, 0, 1, 2], "15m_to_1h": none, "1h_to_6h": [2, 0, 2, 0], "6h_or_more": none, "unknown": none])
+            #expect(surfaces(zeroTwo) == ["search": [3, 0, 1, 2], "home/more": [2, 0, 2, 0]])
+            // Each pair's breakdowns add up to the pair's own counts.
+            for entry in outcome.pairs {
+                let total = [outcome.impressions, entry.winsFirst, entry.winsSecond, entry.ties]
+                #expect(ages(entry).values.reduce(none) { zip($0, $1).map(+) } == total, "\(entry.first)-\(entry.second)")
+                #expect(surfaces(entry).values.reduce(none) { zip($0, $1).map(+) } == total, "\(entry.first)-\(entry.second)")
+            }
+            // (0, 1) in pairs is the top level, which keeps its own fields.
+            let zeroOne = try pair(0, 1)
+            #expect(zeroOne.freshness == outcome.freshness && zeroOne.surfaces == outcome.surfaces)
+            #expect(ages(zeroOne)["under_15m"] == [3, 0, 1, 2] && ages(zeroOne)["1h_to_6h"] == [2, 0, 1, 1])
+        }
+    }
+
+    @Test("An impression recorded before pairs had age and surface counters leaves them alone when clicked")
+    func impressionsFromBeforePairSlicesDoNotMoveThem() async throws {
+        try await withRedisClient(try TestEnvironment.redisURL()) { (redis: RedisClient) async throws -> Void in
+            let keys = CacheKeys(prefix: TestEnvironment.uniqueName("braid"))
+            let store = ExperimentStore(redis: redis, keys: keys)
+            let issued = Date()
+            let token = ImpressionToken(
+                experiment: "upgrade", offset: 0, slotTeams: [0, 1, 2], teamCount: 3, creditWindow: 0..<3, nonce: 1,
+                issuedAt: Int64(issued.timeIntervalSince1970), snapshotAgeSeconds: 60)
+            _ = try await store.apply(ExperimentEvent.make(.impression, token: token)!, now: issued)
+            // As an older worker left it: no pair slices counted, none marked in the state.
+            let experiment = keys.experiment("upgrade")
+            var removed: [RESPArgument] = [.string("HDEL"), .string(experiment.counters)]
+            for pair in ["0-2", "1-2"] { removed += [.string("age:under_15m:\(pair):ties"), .string("surface:search:\(pair):ties")] }
+            _ = try await redis.send(removed, keys: [experiment.counters])
+            _ = try await redis.send([.string("HDEL"), .string(experiment.impression(token.id)), .string("pair_slices")], keys: [experiment.impression(token.id)])
+            #expect(try await store.apply(ExperimentEvent.make(.click, token: token, position: 2)!, now: issued) == .credited)
+            let outcome = try await store.outcome(of: "upgrade")
+            let oneTwo = try #require(outcome.pairs.first { $0.first == 1 && $0.second == 2 })
+            #expect(oneTwo.winsSecond == 1, "the pair itself is credited: \(oneTwo)")
+            #expect(oneTwo.freshness.allSatisfy { [$0.winsA, $0.winsB, $0.ties] == [0, 0, 0] }, "\(oneTwo.freshness)")
+            #expect(oneTwo.surfaces.isEmpty, "\(oneTwo.surfaces)")
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import BraidConfig
+import BraidContracts
 import BraidCore
 import BraidGateway
 import BraidTestSupport
@@ -79,6 +80,23 @@ struct MultileaveSessionTests {
             #expect(outcome["teams"] as? Int == 3 && outcome["impressions"] as? Int == 1, "\(outcome.object)")
             #expect(pair(0, 2)?["wins_second"] as? Int == 1, "\(outcome.object)")
             #expect(pair(0, 1)?["ties"] as? Int == 1, "teams 0 and 1 had no click: a tie. \(outcome.object)")
+            // The pairs the click moved have it in their own breakdowns: a search page, of snapshots
+            // computed moments ago. (0, 1), a tie, is the top level's.
+            for (first, second) in [(0, 2), (1, 2)] {
+                let surfaces = pair(first, second)?["surfaces"] as? [[String: Any]] ?? []
+                #expect(surfaces.map { $0["surface"] as? String } == ["search"], "\(first)-\(second): \(surfaces)")
+                #expect(surfaces.map { entry in ["impressions", "wins_a", "wins_b", "ties"].map { entry[$0] as? Int ?? -1 } } == [[1, 0, 1, 0]], "\(surfaces)")
+                let ages = pair(first, second)?["freshness"] as? [[String: Any]] ?? []
+                #expect(ages.compactMap { $0["bucket"] as? String } == SnapshotAge.allCases.map(\.rawValue), "\(ages)")
+                let counted = ages.filter { $0["impressions"] as? Int != 0 }
+                #expect(counted.map { $0["bucket"] as? String } == ["under_15m"] && counted.first?["wins_b"] as? Int == 1, "\(ages)")
+            }
+            #expect(
+                (pair(0, 1)?["surfaces"] as? [[String: Any]])?.map { $0["ties"] as? Int } == [1] && pair(0, 1)?["freshness"] is [Any],
+                "\(outcome.object)")
+            let served = try JSONSerialization.data(withJSONObject: outcome.object)
+            let verdict = try OpenAPIValidator.validate(served, against: .response(path: "/v1/experiments/{id}", method: "GET", status: 200))
+            #expect(verdict == nil, "\(verdict ?? "")")
             // The sequential reading: three pairs decided by Holm's procedure, each with its own reading.
             let sequential = try #require(outcome["sequential"] as? [String: Any], "\(outcome.object)")
             #expect(sequential["correction"] as? String == "holm" && sequential["decision"] as? String == "keep going", "\(sequential)")

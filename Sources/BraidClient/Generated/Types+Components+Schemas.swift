@@ -1934,6 +1934,14 @@ extension Components {
                 public var preference: Components.Schemas.Preference
                 /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/PairsPayload/sequential`.
                 public var sequential: Components.Schemas.SequentialReading
+                /// The pair's credit by snapshot age, as the top-level `freshness` (the same for (0, 1)): `wins_a` counts wins of `first`, `wins_b` of `second`. The age is that of team 1's snapshot, the only one an impression id carries, whichever the pair. For the other pairs, impressions recorded by workers that did not yet break pairs down count in none.
+                ///
+                /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/PairsPayload/freshness`.
+                public var freshness: [Components.Schemas.FreshnessBucket]?
+                /// The pair's credit by where the pages were shown, as the top-level `surfaces` (the same for (0, 1)): `wins_a` counts wins of `first`, `wins_b` of `second`. For the other pairs, impressions recorded by workers that did not yet break pairs down count in none.
+                ///
+                /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/PairsPayload/surfaces`.
+                public var surfaces: [Components.Schemas.SurfaceCredit]?
                 /// Creates a new `PairsPayloadPayload`.
                 ///
                 /// - Parameters:
@@ -1945,6 +1953,8 @@ extension Components {
                 ///   - pValue:
                 ///   - preference:
                 ///   - sequential:
+                ///   - freshness: The pair's credit by snapshot age, as the top-level `freshness` (the same for (0, 1)): `wins_a` counts wins of `first`, `wins_b` of `second`. The age is that of team 1's snapshot, the only one an impression id carries, whichever the pair. For the other pairs, impressions recorded by workers that did not yet break pairs down count in none.
+                ///   - surfaces: The pair's credit by where the pages were shown, as the top-level `surfaces` (the same for (0, 1)): `wins_a` counts wins of `first`, `wins_b` of `second`. For the other pairs, impressions recorded by workers that did not yet break pairs down count in none.
                 public init(
                     first: Swift.Int,
                     second: Swift.Int,
@@ -1953,7 +1963,9 @@ extension Components {
                     ties: Swift.Int,
                     pValue: Swift.Double,
                     preference: Components.Schemas.Preference,
-                    sequential: Components.Schemas.SequentialReading
+                    sequential: Components.Schemas.SequentialReading,
+                    freshness: [Components.Schemas.FreshnessBucket]? = nil,
+                    surfaces: [Components.Schemas.SurfaceCredit]? = nil
                 ) {
                     self.first = first
                     self.second = second
@@ -1963,6 +1975,8 @@ extension Components {
                     self.pValue = pValue
                     self.preference = preference
                     self.sequential = sequential
+                    self.freshness = freshness
+                    self.surfaces = surfaces
                 }
                 public enum CodingKeys: String, CodingKey {
                     case first
@@ -1973,6 +1987,8 @@ extension Components {
                     case pValue = "p_value"
                     case preference
                     case sequential
+                    case freshness
+                    case surfaces
                 }
             }
             /// Every pair of teams, first < second (one pair for two teams).
@@ -2184,7 +2200,7 @@ extension Components {
                 case sequential
             }
         }
-        /// Teams 0 and 1 (A and B) among the impressions whose B snapshot (a multileave's first cached ranking) was of this age when the page was served, from the age the impression id carries (version 4). `unknown`: impressions of older ids.
+        /// Teams 0 and 1 (A and B) among the impressions whose B snapshot (a multileave's first cached ranking) was of this age when the page was served, from the age the impression id carries (version 4). `unknown`: impressions of older ids. In a pair's `freshness`, the pair's two teams.
         ///
         /// - Remark: Generated from `#/components/schemas/FreshnessBucket`.
         public struct FreshnessBucket: Codable, Hashable, Sendable {
@@ -2257,7 +2273,7 @@ extension Components {
                 case preference
             }
         }
-        /// Teams 0 and 1 (A and B) among the impressions shown on one surface, with the same credit rules as the whole experiment.
+        /// Teams 0 and 1 (A and B) among the impressions shown on one surface, with the same credit rules as the whole experiment. In a pair's `surfaces`, the pair's two teams.
         ///
         /// - Remark: Generated from `#/components/schemas/SurfaceCredit`.
         public struct SurfaceCredit: Codable, Hashable, Sendable {

@@ -92,8 +92,9 @@ public struct CacheKeys: Sendable, Hashable {
     public struct ExperimentKeys: Sendable, Hashable {
         let base: String
         /// Hash of counters: impressions, teams, wins_a, wins_b, ties (teams 0 and 1), and
-        /// `<i>-<j>:first`, `:second`, `:ties` for the other pairs of a multileave; what was not
-        /// credited: `duplicates`, `late`, and `rejected:<reason>` (counted by the gateway).
+        /// `<i>-<j>:first`, `:second`, `:ties` for the other pairs of a multileave; each pair's
+        /// again per snapshot age and per surface (`age:<bucket>:…`, `surface:<surface>:…`); what
+        /// was not credited: `duplicates`, `late`, and `rejected:<reason>` (counted by the gateway).
         public var counters: String { "\(base):counters" }
         /// Per-impression state (clicks per team so far).
         public func impression(_ id: String) -> String { "\(base):imp:\(id)" }

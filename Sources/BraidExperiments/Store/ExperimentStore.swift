@@ -97,32 +97,50 @@ public struct ExperimentStore: Sendable {
             outcome.looks[pair, default: []].append(ExperimentLook(look: look, winsFirst: wins.0, winsSecond: wins.1))
         }
         for pair in outcome.looks.keys { outcome.looks[pair]?.sort { $0.look < $1.look } }
-        outcome.freshness = SnapshotAge.allCases.map { age in
-            let prefix = "age:\(age.rawValue):"
-            return FreshnessBucket(
-                age: age, impressions: count(prefix + "impressions"),
-                outcome: PreferenceOutcome(winsA: count(prefix + "wins_a"), winsB: count(prefix + "wins_b"), ties: count(prefix + "ties")))
+        let surfaceFields = fields.filter { $0.key.hasPrefix(Self.surfacePrefix) }.mapValues { Int(String(buffer: $0)) ?? 0 }
+        for index in outcome.pairs.indices {
+            let pair = TeamPair(outcome.pairs[index].first, outcome.pairs[index].second)
+            outcome.pairs[index].freshness = Self.freshness(of: pair, count: count)
+            outcome.pairs[index].surfaces = Self.surfaces(of: pair, surfaceFields)
         }
-        outcome.surfaces = Self.surfaces(fields.filter { $0.key.hasPrefix(Self.surfacePrefix) }.mapValues { Int(String(buffer: $0)) ?? 0 })
+        outcome.freshness = Self.freshness(of: TeamPair(0, 1), count: count)
+        outcome.surfaces = Self.surfaces(of: TeamPair(0, 1), surfaceFields)
         return outcome
     }
 
-    /// The `surface:<surface>:<counter>` fields as one entry per surface: search first, then
-    /// the feed components by name. Fields that do not parse are skipped.
-    static func surfaces(_ fields: [String: Int]) -> [SurfaceCredit] {
-        var counts: [String: [String: Int]] = [:]
-        for (name, value) in fields {
-            let rest = name.dropFirst(surfacePrefix.count)
-            guard let colon = rest.lastIndex(of: ":") else { continue }
-            let surface = String(rest[..<colon])
-            guard surface == searchSurface || FeedComponentName(surface) != nil else { continue }
-            counts[surface, default: [:]][String(rest[rest.index(after: colon)...])] = value
+    /// A pair's `age:<bucket>:<counter>` fields (counters named as in ``counterNames(_:)``), one
+    /// entry per ``SnapshotAge`` in order. Impressions of (0, 1) have a counter of their own;
+    /// the other pairs' are their wins and ties, since each impression starts as a tie of
+    /// every pair.
+    static func freshness(of pair: TeamPair, count: (String) -> Int) -> [FreshnessBucket] {
+        let names = counterNames(pair)
+        return SnapshotAge.allCases.map { age in
+            let prefix = "age:\(age.rawValue):"
+            let outcome = PreferenceOutcome(
+                winsA: count(prefix + names.first), winsB: count(prefix + names.second), ties: count(prefix + names.ties))
+            let impressions = pair == TeamPair(0, 1) ? count(prefix + "impressions") : outcome.impressions
+            return FreshnessBucket(age: age, impressions: impressions, outcome: outcome)
         }
+    }
+
+    /// A pair's `surface:<surface>:<counter>` fields (counters as in ``freshness(of:count:)``)
+    /// as one entry per surface that has any: search first, then the feed components by name.
+    /// Fields that do not parse are skipped. A surface has no `:`, so the first one ends it.
+    static func surfaces(of pair: TeamPair, _ fields: [String: Int]) -> [SurfaceCredit] {
+        let names = counterNames(pair)
+        let counters = [names.first, names.second, names.ties] + (pair == TeamPair(0, 1) ? ["impressions"] : [])
+        let surfaces = Set(fields.keys.compactMap { name -> String? in
+            let rest = name.dropFirst(surfacePrefix.count)
+            guard let colon = rest.firstIndex(of: ":"), counters.contains(String(rest[rest.index(after: colon)...])) else { return nil }
+            let surface = String(rest[..<colon])
+            return surface == searchSurface || FeedComponentName(surface) != nil ? surface : nil
+        })
         // Search first, then the components by name.
-        return counts.sorted { ($0.key == searchSurface ? "" : $0.key) < ($1.key == searchSurface ? "" : $1.key) }.map { surface, counts in
-            SurfaceCredit(
-                surface: surface, impressions: counts["impressions"] ?? 0,
-                outcome: PreferenceOutcome(winsA: counts["wins_a"] ?? 0, winsB: counts["wins_b"] ?? 0, ties: counts["ties"] ?? 0))
+        return surfaces.sorted { ($0 == searchSurface ? "" : $0) < ($1 == searchSurface ? "" : $1) }.map { surface in
+            func count(_ counter: String) -> Int { fields["\(surfacePrefix)\(surface):\(counter)"] ?? 0 }
+            let outcome = PreferenceOutcome(winsA: count(names.first), winsB: count(names.second), ties: count(names.ties))
+            let impressions = pair == TeamPair(0, 1) ? count("impressions") : outcome.impressions
+            return SurfaceCredit(surface: surface, impressions: impressions, outcome: outcome)
         }
     }
 
@@ -194,11 +212,15 @@ public struct ExperimentStore: Sendable {
     /// teams any impression compared. Team 0 and 1 clicks keep the names of two-team credit
     /// (`clicks_a`, `clicks_b`), so impressions in flight across an upgrade stay consistent.
     /// ARGV[6] is the impression's ``SnapshotAge`` bucket: a new impression keeps it in its
-    /// state (`age`) and counts in `age:<bucket>:impressions` and `:ties`; a click that moves
-    /// teams 0 and 1 moves the same counters of its impression's bucket (an impression whose
-    /// state has no `age`, credited by a worker that did not record one, counts in none).
+    /// state (`age`) and counts in `age:<bucket>:impressions` and, for every pair, in
+    /// `age:<bucket>:<pair's ties field>`; a click that moves a pair moves the same counters of
+    /// its impression's bucket (an impression whose state has no `age`, credited by a worker
+    /// that did not record one, counts in none).
     /// ARGV[7] is the impression's surface (`search`, or the feed component `<feed>/<component>`):
     /// kept in its state (`surface`) and counted like the age bucket, in `surface:<surface>:…`.
+    /// Pairs other than (0, 1) got age and surface counters later: `pair_slices` in the state
+    /// marks the impressions that started them, and clicks on older ones leave them alone (so
+    /// no such counter goes below zero).
     /// Returns 1 when something was credited, 2 for a duplicate (an impression event seen
     /// before, or a click on a position already clicked: `duplicates` counts it), 0 otherwise.
     static let recordScript = RedisScript("""
@@ -217,14 +239,20 @@ public struct ExperimentStore: Sendable {
         local changed = 0
         local teams = tonumber(ARGV[5])
         if redis.call('HSETNX', KEYS[2], 'seen', '1') == 1 then
-          redis.call('HSET', KEYS[2], 'teams', teams, 'age', ARGV[6], 'surface', ARGV[7])
+          redis.call('HSET', KEYS[2], 'teams', teams, 'age', ARGV[6], 'surface', ARGV[7], 'pair_slices', '1')
           redis.call('HINCRBY', KEYS[1], 'impressions', 1)
           redis.call('HINCRBY', KEYS[1], 'age:' .. ARGV[6] .. ':impressions', 1)
           redis.call('HINCRBY', KEYS[1], 'age:' .. ARGV[6] .. ':ties', 1)
           redis.call('HINCRBY', KEYS[1], 'surface:' .. ARGV[7] .. ':impressions', 1)
           redis.call('HINCRBY', KEYS[1], 'surface:' .. ARGV[7] .. ':ties', 1)
           for i = 0, teams - 2 do
-            for j = i + 1, teams - 1 do redis.call('HINCRBY', KEYS[1], field(i, j, 'ties'), 1) end
+            for j = i + 1, teams - 1 do
+              redis.call('HINCRBY', KEYS[1], field(i, j, 'ties'), 1)
+              if i > 0 or j > 1 then
+                redis.call('HINCRBY', KEYS[1], 'age:' .. ARGV[6] .. ':' .. field(i, j, 'ties'), 1)
+                redis.call('HINCRBY', KEYS[1], 'surface:' .. ARGV[7] .. ':' .. field(i, j, 'ties'), 1)
+              end
+            end
           end
           local known = tonumber(redis.call('HGET', KEYS[1], 'teams') or '2')
           if teams > known then redis.call('HSET', KEYS[1], 'teams', teams) end
@@ -248,6 +276,7 @@ public struct ExperimentStore: Sendable {
         local clicks = {}
         local age = redis.call('HGET', KEYS[2], 'age')
         local surface = redis.call('HGET', KEYS[2], 'surface')
+        local sliced = redis.call('HGET', KEYS[2], 'pair_slices')
         for t = 0, teams - 1 do clicks[t] = tonumber(redis.call('HGET', KEYS[2], clicksField(t)) or '0') end
         for other = 0, teams - 1 do
           if other ~= team then
@@ -261,13 +290,15 @@ public struct ExperimentStore: Sendable {
             if before ~= after then
               redis.call('HINCRBY', KEYS[1], field(i, j, before), -1)
               redis.call('HINCRBY', KEYS[1], field(i, j, after), 1)
-              if age and i == 0 and j == 1 then
-                redis.call('HINCRBY', KEYS[1], 'age:' .. age .. ':' .. field(i, j, before), -1)
-                redis.call('HINCRBY', KEYS[1], 'age:' .. age .. ':' .. field(i, j, after), 1)
-              end
-              if surface and i == 0 and j == 1 then
-                redis.call('HINCRBY', KEYS[1], 'surface:' .. surface .. ':' .. field(i, j, before), -1)
-                redis.call('HINCRBY', KEYS[1], 'surface:' .. surface .. ':' .. field(i, j, after), 1)
+              if (i == 0 and j == 1) or sliced then
+                if age then
+                  redis.call('HINCRBY', KEYS[1], 'age:' .. age .. ':' .. field(i, j, before), -1)
+                  redis.call('HINCRBY', KEYS[1], 'age:' .. age .. ':' .. field(i, j, after), 1)
+                end
+                if surface then
+                  redis.call('HINCRBY', KEYS[1], 'surface:' .. surface .. ':' .. field(i, j, before), -1)
+                  redis.call('HINCRBY', KEYS[1], 'surface:' .. surface .. ':' .. field(i, j, after), 1)
+                end
               end
             end
           end
@@ -278,7 +309,8 @@ public struct ExperimentStore: Sendable {
 }
 
 /// Credit of teams 0 and 1 among the impressions whose snapshot was of one age
-/// (`freshness` of `ExperimentOutcome`): whether B loses because it is stale.
+/// (`freshness` of `ExperimentOutcome`): whether B loses because it is stale. In a pair's
+/// `freshness`, the pair's two teams (`wins_a` its first), by the same age: team 1's snapshot.
 public struct FreshnessBucket: Sendable, Hashable, Encodable {
     public var age: SnapshotAge
     public var impressions: Int
@@ -319,7 +351,8 @@ public struct FreshnessBucket: Sendable, Hashable, Encodable {
 }
 
 /// Credit of teams 0 and 1 among the impressions of one surface (`surfaces` of
-/// `ExperimentOutcome`): search pages, or one feed component's interleaved list.
+/// `ExperimentOutcome`; in a pair's `surfaces`, the pair's two teams, `wins_a` its first):
+/// search pages, or one feed component's interleaved list.
 public struct SurfaceCredit: Sendable, Hashable, Encodable {
     /// `search`, or `<feed>/<component>`.
     public var surface: String
@@ -468,7 +501,7 @@ public struct SequentialOutcome: Sendable, Hashable, Encodable {
 /// `GET /v1/experiments/{id}` (`ExperimentOutcome` in `Schemas/openapi.yaml`): wins, ties,
 /// the sign test and the preference Δ with its 95 % interval, for A against B (teams 0 and 1)
 /// at the top level and for every pair of teams in `pairs` (one for two teams, k(k + 1)/2 for
-/// a multileave of k + 1).
+/// a multileave of k + 1), each pair with its own `freshness` and `surfaces`.
 public struct ExperimentOutcome: Sendable, Hashable, Encodable {
     /// One pair of teams: `first` is A of the pair, `second` B; Δ > 0 means users preferred
     /// `second`.
@@ -482,6 +515,11 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
         public var preference: PreferenceEstimate
         /// The pair's sequential reading (under multileaving, decided by Holm's procedure).
         public var sequential: SequentialSummary?
+        /// The pair's credit by snapshot age, as the outcome's `freshness` for (0, 1); `wins_a`
+        /// is `first`'s, `wins_b` `second`'s.
+        public var freshness: [FreshnessBucket] = []
+        /// The pair's credit by surface, as the outcome's `surfaces` for (0, 1).
+        public var surfaces: [SurfaceCredit] = []
 
         public init(_ pair: TeamPair, _ outcome: PreferenceOutcome) {
             first = pair.first
@@ -494,7 +532,7 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case first, second, ties, preference, sequential
+            case first, second, ties, preference, sequential, freshness, surfaces
             case winsFirst = "wins_first"
             case winsSecond = "wins_second"
             case pValue = "p_value"
