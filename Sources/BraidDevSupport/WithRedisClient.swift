@@ -10,9 +10,12 @@ public func withRedisClient<T: Sendable>(
         waitForConnection: waitForConnection, body)
 }
 
-/// Runs a client of any configuration (TLS, cluster) for the duration of `body`.
+/// Runs a client of any configuration (TLS, cluster) for the duration of `body`. The default
+/// wait for a connection is generous: beside the fast tier a client's connecting tasks can wait
+/// tens of seconds for a thread, and how long connecting takes is not what these
+/// tests check (those that do pass their own `connectTimeout`).
 public func withRedisClient<T: Sendable>(
-    configuration: RedisConfiguration, waitForConnection: Bool = true, connectTimeout: Duration = .seconds(10),
+    configuration: RedisConfiguration, waitForConnection: Bool = true, connectTimeout: Duration = .seconds(60),
     _ body: @Sendable (RedisClient) async throws -> T
 ) async throws -> T {
     let client = RedisClient(configuration: configuration)
