@@ -34,6 +34,7 @@ public struct CursorCodec: Sendable, RedactedDescription {
     public static let maxTextLength = 1_024
 
     private let key: Secret
+    private let signer: KeyedMAC
     private let retired: RetiredKey?
 
     /// - Parameters:
@@ -41,6 +42,7 @@ public struct CursorCodec: Sendable, RedactedDescription {
     ///   - retired: the key before the last rotation, still accepted until its time.
     public init(key: Secret, retired: RetiredKey? = nil) {
         self.key = key
+        self.signer = KeyedMAC(key)
         self.retired = retired
     }
 
@@ -135,7 +137,7 @@ public struct CursorCodec: Sendable, RedactedDescription {
             if let total = walk.exhaustedTotal { Varint.append(UInt64(max(0, total)), to: &body) }
             if let ids = walk.firstPageIDs { IDListCoding.encode(ids, into: &body) }
         }
-        body.append(contentsOf: mac(body, key: key))
+        body.append(contentsOf: signer.code(for: body, length: Self.macLength))
         return Base64URL.encode(body)
     }
 
@@ -151,7 +153,7 @@ public struct CursorCodec: Sendable, RedactedDescription {
         let bodyLength = bytes.count - Self.macLength
         let body = Array(bytes[0..<bodyLength])
         let signature = Array(bytes[bodyLength...])
-        guard constantTimeEqual(mac(body, key: key), signature) || signedByRetiredKey(body, signature, now: now) else {
+        guard constantTimeEqual(signer.code(for: body, length: Self.macLength), signature) || signedByRetiredKey(body, signature, now: now) else {
             throw .badSignature
         }
         let format = body[0]

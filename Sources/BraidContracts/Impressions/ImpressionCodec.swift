@@ -36,6 +36,7 @@ public struct ImpressionCodec: Sendable, RedactedDescription {
     static let maxTextLength = 800
 
     private let key: Secret
+    private let signer: KeyedMAC
     private let retired: RetiredKey?
     /// Secret of ``UserKey``s, derived from the impression key with another label; and the
     /// retired key's, so user keys of ids signed before a rotation still match their caller.
@@ -52,6 +53,7 @@ public struct ImpressionCodec: Sendable, RedactedDescription {
     ///   - retired: the impression key before the last rotation, still accepted until its time.
     public init(key: Secret, retired: RetiredKey? = nil) {
         self.key = key.derived(label: Self.signingLabel)
+        self.signer = KeyedMAC(self.key)
         self.retired = retired.map { RetiredKey(key: $0.key.derived(label: Self.signingLabel), until: $0.until) }
         self.userSecret = key.derived(label: Self.userKeyLabel)
         self.retiredUserSecret = retired.map { RetiredKey(key: $0.key.derived(label: Self.userKeyLabel), until: $0.until) }
@@ -207,7 +209,8 @@ public struct ImpressionCodec: Sendable, RedactedDescription {
     }
 
     func mac(_ body: [UInt8], key: Secret? = nil) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: body, using: (key ?? self.key).symmetricKey).prefix(Self.macLength))
+        guard let key else { return signer.code(for: body, length: Self.macLength) }
+        return Array(HMAC<SHA256>.authenticationCode(for: body, using: key.symmetricKey).prefix(Self.macLength))
     }
 
     private func signedByRetiredKey(_ body: [UInt8], _ signature: [UInt8], now: Date) -> Bool {

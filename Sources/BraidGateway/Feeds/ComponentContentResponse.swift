@@ -56,12 +56,13 @@ public struct ComponentContentResponse: Sendable, Equatable {
         ComponentContentResponse(component: component, type: type, status: .pending)
     }
 
-    /// A ready page whose items are `joined` (canonical JSON, comma-joined).
+    /// A ready page whose items are `joined` (canonical JSON, comma-joined); `etag`, their
+    /// content hash when the caller knows it already.
     static func ready(
-        _ component: String, type: ComponentType, sizing fixedHash: String?, source: Source, joined: ArraySlice<UInt8>, count: Int,
-        nextCursor: String?
+        _ component: String, type: ComponentType, sizing fixedHash: String?, source: Source, joined: ArraySlice<UInt8>,
+        etag: String? = nil, count: Int, nextCursor: String?
     ) -> ComponentContentResponse {
-        let etag = ComponentHash.content(ofJoinedItems: joined)
+        let etag = etag ?? ComponentHash.content(ofJoinedItems: joined)
         return ComponentContentResponse(
             component: component, type: type.rawValue, status: .ready, source: source, stateHash: fixedHash ?? etag, etag: etag,
             joinedItems: joined, itemCount: count, nextCursor: nextCursor)

@@ -12,7 +12,10 @@ import Metrics
 /// from the component provider (and then a materialize request goes out, so the next client
 /// finds it cached). Interleaved lists are pages of ``SearchService``; searches inside a
 /// profile tab (`q`) are always live.
-public struct ComponentService: Sendable {
+///
+/// A class: every request's closures capture it, and copying a struct of this many
+/// references would retain and release each of them every time.
+public final class ComponentService: Sendable {
     public let feeds: [String: FeedDefinition]
     public let store: PrecomputeStore
     public let provider: any ComponentProvider
@@ -29,7 +32,7 @@ public struct ComponentService: Sendable {
     /// Stored contents by key and version: a hit costs one small Redis read (the version)
     /// instead of reading the whole stored list, and none while key tracking keeps the
     /// version current. Versions are immutable, so a hit is never stale.
-    let nearCache: NearCache<String, StoredComponent>
+    let nearCache: NearCache<String, CachedComponent>
     /// Components' stored versions kept current by key tracking; nil without it.
     let tracked: TrackedVersions?
     let metrics: Metrics
@@ -81,6 +84,7 @@ public struct ComponentService: Sendable {
         let resolved = try resolve(feed: feed, component: component, user: user, query: query, verified: verified)
         // An interleaved list's cursor is a search cursor, checked by the search service.
         let offset = resolved.type == .interleavedRecipes ? 0 : try self.offset(cursor, resolved: resolved, now: now)
+        if let page = pageInMemory(resolved, offset: offset, now: now) { return page }
         do {
             return try await Deadline.run(timeout: timeout ?? liveTimeout) { [self] in
                 try await page(resolved, cursor: cursor, offset: offset, now: now)
@@ -112,13 +116,16 @@ public struct ComponentService: Sendable {
             distinct.append(try resolve(feed: feed, component: component, user: user, query: nil, verified: verified))
         }
         let now = Date()
-        let results = await Deadline.runEach(timeout: timeout, distinct.map { resolved in
-            { @Sendable [self] in try await page(resolved, cursor: nil, offset: 0, now: now) }
+        // Pages known without I/O are answered here; only the rest pay for tasks and a timer.
+        var contents = distinct.map { pageInMemory($0, offset: 0, now: now) }
+        let remaining = contents.indices.filter { contents[$0] == nil }
+        let results = await Deadline.runEach(timeout: timeout, remaining.map { position in
+            { @Sendable [self, resolved = distinct[position]] in try await page(resolved, cursor: nil, offset: 0, now: now) }
         })
-        let contents = zip(distinct, results).map { resolved, result in
-            (try? result.get()) ?? .pending(resolved.id, type: resolved.type.rawValue)
+        for (position, result) in zip(remaining, results) {
+            contents[position] = (try? result.get()) ?? .pending(distinct[position].id, type: distinct[position].type.rawValue)
         }
-        return components.map { contents[index[$0]!] }
+        return components.map { contents[index[$0]!]! }
     }
 
     /// One page of a component, from the cache or live, with no deadline of its own.
@@ -175,7 +182,7 @@ public struct ComponentService: Sendable {
         let pageSize = resolved.section.pageSize
         // A tab search is answered live: its results are not materialized.
         if resolved.query == nil {
-            let cached: StoredComponent?
+            let cached: CachedComponent?
             do {
                 cached = try await cachedContent(resolved)
             } catch {
@@ -183,15 +190,7 @@ public struct ComponentService: Sendable {
                 logger.warning("component cache unusable; serving live", metadata: ["component": "\(resolved.id)", "error": "\(error)"])
                 cached = nil
             }
-            if let cached, offset + pageSize <= cached.count || cached.count < storedItems {
-                metrics.hits.increment()
-                let range = offset..<min(offset + pageSize, cached.count)
-                let more = offset + pageSize < cached.count || (cached.count >= storedItems && range.count == pageSize)
-                return .ready(
-                    resolved.id, type: resolved.type, sizing: resolved.fixedStateHash, source: .cached,
-                    joined: cached.joinedItems(range), count: max(0, range.count),
-                    nextCursor: more ? cursor(resolved, offset: offset + pageSize, now: now) : nil)
-            }
+            if let cached, let page = cachedPage(cached, resolved: resolved, offset: offset, now: now) { return page }
             if cached == nil {
                 metrics.misses.increment()
                 // Segment and category contents are few (the configuration names them); a user's are as many as users.
@@ -230,9 +229,32 @@ public struct ComponentService: Sendable {
         return content
     }
 
+    /// The page at `offset` of the stored content, when the cache holds all it needs: nil when
+    /// the stored items end before the page does (the live provider has the rest).
+    func cachedPage(_ cached: CachedComponent, resolved: Resolved, offset: Int, now: Date) -> ComponentContentResponse? {
+        let (pageSize, count) = (resolved.section.pageSize, cached.stored.count)
+        guard offset + pageSize <= count || count < storedItems else { return nil }
+        metrics.hits.increment()
+        let range = offset..<min(offset + pageSize, count)
+        let more = offset + pageSize < count || (count >= storedItems && range.count == pageSize)
+        return .ready(
+            resolved.id, type: resolved.type, sizing: resolved.fixedStateHash, source: .cached,
+            joined: cached.stored.joinedItems(range), etag: cached.etag(of: range), count: max(0, range.count),
+            nextCursor: more ? cursor(resolved, offset: offset + pageSize, now: now) : nil)
+    }
+
+    /// A stored page answered from memory alone: key tracking names the current version and
+    /// the near-cache holds it. Such a page needs no deadline, no task and no Redis.
+    func pageInMemory(_ resolved: Resolved, offset: Int, now: Date) -> ComponentContentResponse? {
+        guard let tracked, resolved.query == nil, resolved.type != .interleavedRecipes else { return nil }
+        let key = store.keys.component(feed: resolved.feed, type: resolved.type, scope: resolved.scope)
+        guard let version = tracked.version(for: key), let cached = nearCache.value(for: "\(key)@\(version)") else { return nil }
+        return cachedPage(cached, resolved: resolved, offset: offset, now: now)
+    }
+
     /// The stored content, through the near-cache when the stored version is the cached one:
     /// known without I/O while key tracking keeps it current, otherwise one small read.
-    func cachedContent(_ resolved: Resolved) async throws -> StoredComponent? {
+    func cachedContent(_ resolved: Resolved) async throws -> CachedComponent? {
         let (feed, type, scope) = (resolved.feed, resolved.type, resolved.scope)
         let key = store.keys.component(feed: feed, type: type, scope: scope)
         if let version = tracked?.version(for: key), let content = nearCache.value(for: "\(key)@\(version)") { return content }
@@ -247,9 +269,10 @@ public struct ComponentService: Sendable {
         }
         guard let stored = try await store.storedComponent(feed: feed, type: type, scope: scope) else { return nil }
         remember(stored.version)
-        nearCache.insert(stored, bytes: stored.document.count + 8 * stored.offsets.count, for: "\(key)@\(stored.version)")
+        let cached = CachedComponent(stored)
+        nearCache.insert(cached, bytes: cached.bytes, for: "\(key)@\(stored.version)")
         metrics.nearCacheBytes.record(nearCache.bytes)
-        return stored
+        return cached
     }
 
     func cursor(_ resolved: Resolved, offset: Int, now: Date) -> String {
