@@ -57,6 +57,9 @@ extension BraidConfiguration {
         guard (Duration.milliseconds(50) ... .seconds(60)).contains(gateway.keyTrackingHeartbeat) else {
             throw fail("gateway.key_tracking_heartbeat_ms must be 50-60000")
         }
+        guard gateway.memoryTrim == .zero || (Duration.milliseconds(100) ... .seconds(3_600)).contains(gateway.memoryTrim) else {
+            throw fail("gateway.memory_trim_ms must be 0 (never) or 100-3600000")
+        }
         guard (Duration.milliseconds(1) ... .seconds(10)).contains(gateway.batchTimeout) else { throw fail("gateway.batch_timeout_ms must be 1-10000") }
         try validateInterleavingSection()
         try validateCampaigns()

@@ -346,6 +346,9 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         /// established (its connections are still coming up, or one was lost); 0 reads Redis
         /// on every page 1 then.
         @Milliseconds public var pointerCache: Duration = .seconds(1)
+        /// How often the allocator's free pages are handed back to the system (glibc's
+        /// `malloc_trim`), so resident memory follows the bytes in use; 0: never.
+        @Milliseconds public var memoryTrim: Duration = .seconds(10)
         /// How long the gateway waits for one live query.
         @Milliseconds public var liveTimeout: Duration = .seconds(1)
         /// Broad search queries served at once per process (``FTSMatchExpression/isBroad(_:)``);
@@ -364,7 +367,7 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
             case host, port, adminHost, adminPort, cursorKey, impressionKey, previousCursorKey, previousImpressionKey
             case previousCursorKeyUntil, trustedProxies, corsOrigins, cursorTtl = "cursorTtlSeconds"
             case impressionWindow = "impressionWindowSeconds", walkMaxBytes, nearCacheBytes, pointerCache = "pointerCacheMs"
-            case keyTracking, keyTrackingHeartbeat = "keyTrackingHeartbeatMs"
+            case keyTracking, keyTrackingHeartbeat = "keyTrackingHeartbeatMs", memoryTrim = "memoryTrimMs"
             case liveTimeout = "liveTimeoutMs", broadSearchConcurrency, defaultPerPage, batchTimeout = "batchTimeoutMs"
             case rateLimits, admission
         }

@@ -68,6 +68,9 @@ public struct GatewayAssembly: Sendable {
                 logger: Logger(label: "braid.gateway.tracking"))
         }
         if let keyTracker { background.append(keyTracker) }
+        if gateway.memoryTrim > .zero {
+            background.append(MemoryTrimmer(interval: gateway.memoryTrim, logger: Logger(label: "braid.gateway.memory")))
+        }
         let search = SearchService(
             arms: try configuration.armSelector(),
             snapshots: SnapshotReader(
