@@ -12,8 +12,8 @@ import ServiceLifecycle
 /// the high-water mark of every burst (a near-cache's turnover, a dictionary that doubled):
 /// in a soak the gateway's grew for minutes after its caches were full while the bytes in use
 /// stayed flat (BENCHMARKS.md, soak). Trimmed, resident memory follows what is in use, and a
-/// leak is what makes it grow. A trim walks the arenas under their locks; at every 10 s it
-/// costs well under a millisecond of a core in such a process.
+/// leak is what makes it grow. A trim walks every arena under its lock, so it is not run more
+/// often than a few times a minute by default.
 public struct MemoryTrimmer: Service {
     let interval: Duration
     let logger: Logger

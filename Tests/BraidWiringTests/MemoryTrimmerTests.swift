@@ -17,17 +17,15 @@ struct MemoryTrimmerTests {
         #expect([0, 1].contains(trim(0)))
     }
 
-    @Test func aTrimmerStopsWithItsServiceGroup() async throws {
+    /// A trimmer that ignored the shutdown would keep its group running until the time limit.
+    @Test(.timeLimit(.minutes(1))) func aTrimmerStopsWithItsServiceGroup() async throws {
         let trimmer = MemoryTrimmer(interval: .milliseconds(100), logger: Logger(label: "test.trimmer"))
         let group = ServiceGroup(configuration: .init(services: [trimmer], logger: Logger(label: "test.services")))
-        let clock = ContinuousClock()
-        let started = clock.now
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             try await Task.sleep(for: .milliseconds(350))
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
-        #expect(clock.now - started < .seconds(5))
     }
 }
