@@ -1,4 +1,3 @@
-import BraidWiring
 import Logging
 import ServiceLifecycle
 import Testing

@@ -248,8 +248,14 @@ public final class ComponentService: Sendable {
     func pageInMemory(_ resolved: Resolved, offset: Int, now: Date) -> ComponentContentResponse? {
         guard let tracked, resolved.query == nil, resolved.type != .interleavedRecipes else { return nil }
         let key = store.keys.component(feed: resolved.feed, type: resolved.type, scope: resolved.scope)
-        guard let version = tracked.version(for: key), let cached = nearCache.value(for: "\(key)@\(version)") else { return nil }
+        guard let cached = inMemory(key, tracked: tracked) else { return nil }
         return cachedPage(cached, resolved: resolved, offset: offset, now: now)
+    }
+
+    /// The near-cache's entry for the version key tracking names for `key`, if both are there.
+    private func inMemory(_ key: String, tracked: TrackedVersions) -> CachedComponent? {
+        guard let version = tracked.version(for: key) else { return nil }
+        return nearCache.value(for: "\(key)@\(version)")
     }
 
     /// The stored content, through the near-cache when the stored version is the cached one:
@@ -257,7 +263,7 @@ public final class ComponentService: Sendable {
     func cachedContent(_ resolved: Resolved) async throws -> CachedComponent? {
         let (feed, type, scope) = (resolved.feed, resolved.type, resolved.scope)
         let key = store.keys.component(feed: feed, type: type, scope: scope)
-        if let version = tracked?.version(for: key), let content = nearCache.value(for: "\(key)@\(version)") { return content }
+        if let tracked, let content = inMemory(key, tracked: tracked) { return content }
         let ticket = tracked?.ticket(for: key)
         func remember(_ version: Int64) {
             if let tracked, let ticket { tracked.remember(version, for: key, ticket: ticket) }
