@@ -99,7 +99,8 @@ extension RankingSnapshot {
 }
 
 /// A document's display fields: given as values, or the place in a stored snapshot's text of
-/// an object already checked to be JSON, parsed the first time they are read and kept.
+/// an object already checked to be JSON, parsed each time they are read. Not kept: a snapshot
+/// in the near-cache is counted at the size it was admitted with, and must stay that size.
 final class DocumentFields: Sendable {
     private enum Source {
         case values([String: JSONValue])
@@ -107,7 +108,6 @@ final class DocumentFields: Sendable {
     }
 
     private let source: Source
-    private let parsed = Mutex<[String: JSONValue]?>(nil)
 
     init(_ values: [String: JSONValue]) {
         source = .values(values)
@@ -122,12 +122,7 @@ final class DocumentFields: Sendable {
         case .values(let values):
             return values
         case .stored(let text, let range):
-            return parsed.withLock { parsed in
-                if let parsed { return parsed }
-                let values = Self.parse(text, range: range)
-                parsed = values
-                return values
-            }
+            return Self.parse(text, range: range)
         }
     }
 
