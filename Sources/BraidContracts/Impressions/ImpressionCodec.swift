@@ -111,15 +111,25 @@ public struct ImpressionCodec: Sendable, RedactedDescription {
         return Base64URL.encode(bytes)
     }
 
-    /// Decodes and verifies, versions 1 to 6; never traps, whatever the input. Whether an old
+    /// Decodes and verifies a page's id, versions 1 to 6; never traps, whatever the input. Whether an old
     /// id is still evidence is for the caller to decide (``ImpressionValidity``).
+    /// A layout's id (version 7, ``decodeAny(_:now:)``) is `unsupportedVersion(7)` here.
     public func decode(_ text: String, now: Date = Date()) throws(ImpressionTokenError) -> ImpressionToken {
+        try Self.decodePage(try verifiedBody(text, now: now))
+    }
+
+    /// The id's bytes without the signature, once the signature is checked.
+    func verifiedBody(_ text: String, now: Date) throws(ImpressionTokenError) -> [UInt8] {
         guard text.utf8.count <= Self.maxTextLength, let bytes = Base64URL.decode(text), bytes.count > Self.macLength + 15 else {
             throw .malformed
         }
         let body = Array(bytes.dropLast(Self.macLength))
         let signature = Array(bytes.suffix(Self.macLength))
         guard Self.same(mac(body), signature) || signedByRetiredKey(body, signature, now: now) else { throw .badSignature }
+        return body
+    }
+
+    static func decodePage(_ body: [UInt8]) throws(ImpressionTokenError) -> ImpressionToken {
         switch body[0] {
         case 1: return try Self.decodeVersion1(body)
         case 2: return try Self.decodeVersion2(body, from: 1)

@@ -98,8 +98,13 @@ public struct CacheKeys: Sendable, Hashable {
         public var counters: String { "\(base):counters" }
         /// Per-impression state (clicks per team so far).
         public func impression(_ id: String) -> String { "\(base):imp:\(id)" }
-        /// Positions of an impression already clicked (a repeated click counts once).
+        /// Positions of an impression already clicked (a repeated click counts once); for a
+        /// layout impression, the components already clicked.
         public func clickedPositions(_ id: String) -> String { "\(base):imp:\(id):clicks" }
+        /// A layout experiment's users of one variant (hash: user key → the user's clicks).
+        public func layoutUsers(_ variant: String) -> String { "\(base):layout:\(variant):users" }
+        /// A layout experiment's sessions of one variant (hash: session key → 1).
+        public func layoutSessions(_ variant: String) -> String { "\(base):layout:\(variant):sessions" }
     }
 }
 

@@ -10,6 +10,14 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
     public enum Kind: String, Sendable, Hashable, Codable {
         case impression
         case click
+        /// A feed layout of a layout experiment was shown (``LayoutImpression``). Kinds of their
+        /// own, so a worker of a release without layout experiments dead-letters them (naming
+        /// the kind) rather than crediting them as a page's.
+        case layoutImpression = "layout_impression"
+        /// A click on a component of such a layout (`component` names it).
+        case layoutClick = "layout_click"
+
+        public var isLayout: Bool { self == .layoutImpression || self == .layoutClick }
     }
 
     public var schema: String
@@ -50,6 +58,11 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
     /// The feed component that showed the page, `<feed>/<component>` (version-5 and -6 ids): the
     /// worker credits the impression to it as well as to the experiment. Absent for search pages.
     public var component: String?
+    /// Layout events only: the feed, the variant the layout showed, and the client's session
+    /// key (16 hex digits) when it named a session.
+    public var feed: String?
+    public var variant: String?
+    public var sessionKey: String?
     public var receivedAt: Date
 
     public init(type: Kind, experiment: String, impression: String, position: Int? = nil, team: Team? = nil, receivedAt: Date = Date()) {
@@ -63,7 +76,8 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, type, experiment, impression, position, team, teams, credited, offset, slots, component
+        case schema, type, experiment, impression, position, team, teams, credited, offset, slots, component, feed, variant
+        case sessionKey = "session_key"
         case teamIndex = "team_index"
         case receivedAt = "received_at"
         case issuedAt = "issued_at"
@@ -77,7 +91,7 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
 
     /// The event the gateway publishes for an impression or a click of a verified impression
     /// id: team resolved, evidence marked. Nil for a click on a position the impression did not
-    /// show, or without a position (the request is refused).
+    /// show, or without a position, and for a layout kind (the request is refused).
     public static func make(
         _ type: Kind, token: ImpressionToken, position: Int? = nil, receivedAt: Date = Date()
     ) -> ExperimentEvent? {
@@ -102,7 +116,25 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
             event.teamIndex = index
             event.team = index == 0 ? .a : .b
             event.credited = token.isCredited(at: position)
+        case .layoutImpression, .layoutClick:
+            return nil
         }
+        return event
+    }
+
+    /// The event the gateway publishes for a verified layout impression id: the impression,
+    /// or a click on `component` (one of the variant's components: the caller checks).
+    public static func make(layout: LayoutImpression, click component: String? = nil, receivedAt: Date = Date()) -> ExperimentEvent {
+        var event = ExperimentEvent(
+            type: component == nil ? .layoutImpression : .layoutClick, experiment: layout.experiment, impression: layout.id,
+            receivedAt: receivedAt)
+        event.feed = layout.feed
+        event.variant = layout.variant
+        event.component = component.map { "\(layout.feed)/\($0)" }
+        event.issuedAt = Date(timeIntervalSince1970: TimeInterval(layout.issuedAt))
+        event.userKey = layout.userKey.hex
+        event.userKind = layout.userKey.kind.name
+        event.sessionKey = layout.sessionKey?.hex
         return event
     }
 
@@ -140,6 +172,7 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
         if let component = event.component, FeedComponentName(component) == nil {
             throw RequestValidationError("component must be <feed>/<component>, each \(Names.rule)")
         }
+        if event.type.isLayout { return try validateLayout(event) }
         let teams = event.teams ?? 2
         guard (2...ImpressionToken.maxTeams).contains(teams) else {
             throw RequestValidationError("teams must be 2 to \(ImpressionToken.maxTeams)")
@@ -151,6 +184,25 @@ public struct ExperimentEvent: Sendable, Hashable, Codable {
             if let index = event.teamIndex {
                 guard (0..<teams).contains(index) else { throw RequestValidationError("team_index must be below teams (\(teams))") }
                 guard (index == 0) == (team == .a) else { throw RequestValidationError("team_index 0 is team A, any other team B") }
+            }
+        }
+        return event
+    }
+
+    /// A layout event names its feed, variant and user, and a click its component in that feed.
+    private static func validateLayout(_ event: ExperimentEvent) throws(RequestValidationError) -> ExperimentEvent {
+        guard let feed = event.feed, Names.isValid(feed), let variant = event.variant, Names.isValid(variant) else {
+            throw RequestValidationError("a layout event needs a feed and a variant, each \(Names.rule)")
+        }
+        guard event.userKey != nil, let kind = event.userKind, kind != "none" else {
+            throw RequestValidationError("a layout event needs a user_key of kind user or session")
+        }
+        if let key = event.sessionKey, key.utf8.count != 16 || !key.allSatisfy(\.isHexDigit) {
+            throw RequestValidationError("session_key must be 16 hex digits")
+        }
+        if event.type == .layoutClick {
+            guard let component = event.component.flatMap({ FeedComponentName($0) }), component.feed == feed else {
+                throw RequestValidationError("a layout click needs component <feed>/<component> of its own feed")
             }
         }
         return event

@@ -6,10 +6,13 @@ public struct FeedDefinition: Codable, Sendable, Equatable {
     public var components: [String: FeedComponent]
     /// Variants chosen by a stable bucket (0..<100) of the user; weights must sum to 100.
     public var variants: [FeedVariant]
+    /// The variants measured as a layout experiment; nil: served, not measured.
+    public var experiment: LayoutExperimentSettings?
 
-    public init(components: [String: FeedComponent], variants: [FeedVariant]) {
+    public init(components: [String: FeedComponent], variants: [FeedVariant], experiment: LayoutExperimentSettings? = nil) {
         self.components = components
         self.variants = variants
+        self.experiment = experiment
     }
 }
 

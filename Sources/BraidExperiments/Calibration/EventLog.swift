@@ -31,6 +31,7 @@ public struct EventLog: Sendable {
 
     public private(set) var lines = 0
     public private(set) var events = 0
+    /// Events of experiments other than the one asked for, and layout experiments' events.
     public private(set) var otherExperiments = 0
     public private(set) var malformedCount = 0
     public private(set) var malformed: [Malformed] = []
@@ -56,7 +57,8 @@ public struct EventLog: Sendable {
             return
         }
         events += 1
-        if let experiment, event.experiment != experiment {
+        // A layout experiment's events are not a ranking experiment's: the planner fits neither.
+        if event.type.isLayout || experiment.map({ event.experiment != $0 }) ?? false {
             otherExperiments += 1
             return
         }
@@ -74,6 +76,8 @@ public struct EventLog: Sendable {
                 firstPositionClicks += 1
                 firstPositionClicksB += event.team == .b ? 1 : 0
             }
+        case .layoutImpression, .layoutClick:
+            return
         }
         impressions[event.experiment + "/" + event.impression] = impression
     }

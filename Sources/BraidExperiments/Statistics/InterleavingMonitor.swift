@@ -87,6 +87,12 @@ public enum InterleavingMonitor {
 
     /// The pair's test after its recorded looks, in order (looks outside 1…K are ignored).
     public static func test(design: SequentialDesign, looks: [PairLook]) -> SequentialTest {
+        testOfLooks(design: design, looks: looks.map { ($0.look, $0.statistic) })
+    }
+
+    /// The test after looks given as (number, statistic), in any order: an interleaving pair's
+    /// or a layout experiment's (whose looks hold user metrics, not wins).
+    public static func testOfLooks(design: SequentialDesign, looks: [(look: Int, statistic: SequentialStatistic)]) -> SequentialTest {
         var test = SequentialTest(design: design)
         for look in looks.sorted(by: { $0.look < $1.look }) { test.look(look.statistic, at: look.look) }
         return test

@@ -571,6 +571,9 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
     public var sequential: SequentialOutcome?
     /// The sequential test's recorded looks per pair, oldest first (not part of the JSON).
     public var looks: [TeamPair: [ExperimentLook]] = [:]
+    /// When the id names a layout experiment, its outcome (the interleaving fields then count
+    /// nothing: a layout experiment has no interleaved pages).
+    public var layout: LayoutExperimentOutcome?
 
     /// - Parameter pairs: the outcome of every pair of `teams` teams; (0, 1) fills the
     ///   top-level A-against-B fields.
@@ -588,7 +591,7 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case experiment, impressions, ties, preference, teams, pairs, duplicates, late, rejected, sequential, freshness, surfaces
+        case experiment, impressions, ties, preference, teams, pairs, duplicates, late, rejected, sequential, freshness, surfaces, layout
         case winsA = "wins_a"
         case winsB = "wins_b"
         case pValue = "p_value"
