@@ -2,9 +2,9 @@ import BraidCore
 import Foundation
 
 extension BraidConfiguration {
-    /// The demo feeds of `make run`: a home timeline with two variants that shows every
-    /// component kind a home page has, and a profile screen (header, and a tab group whose
-    /// tabs page and search on their own).
+    /// The demo feeds of `make run`: a home timeline that shows every component kind a home
+    /// page has, in two variants measured as the layout experiment `home-layout`, and a profile
+    /// screen (header, and a tab group whose tabs page and search on their own).
     public static let defaultFeeds: [String: FeedDefinition] = [
         "home": FeedDefinition(
             components: [
@@ -39,7 +39,8 @@ extension BraidConfiguration {
                 FeedVariant(
                     name: "recommended-first", weight: 50,
                     components: ["banner", "recommended", "carousel", "my-week", "creators", "following", "popular-dessert", "new-arrivals", "more"]),
-            ]),
+            ],
+            experiment: LayoutExperimentSettings(name: "home-layout")),
         "profile": FeedDefinition(
             components: [
                 "header": FeedComponent(

@@ -84,7 +84,30 @@ extension BraidConfiguration {
                     throw fail("feeds.\(name).variants.\(variant.name) lists '\(id)', which is not under feeds.\(name).components")
                 }
             }
+            if let experiment = feed.experiment { try validateLayoutExperiment(experiment, feed: name, definition: feed) }
         }
+    }
+
+    /// A layout experiment names itself uniquely (no interleaving arm and no other feed's
+    /// experiment has its name: they share `GET /v1/experiments/{id}`) and compares named variants.
+    private func validateLayoutExperiment(_ experiment: LayoutExperimentSettings, feed: String, definition: FeedDefinition) throws(ConfigurationError) {
+        func fail(_ message: String) -> ConfigurationError { ConfigurationError(message: "feeds.\(feed).experiment\(message)") }
+        guard Names.isValid(experiment.name) else { throw fail(".name must be \(Names.rule)") }
+        if interleaving.arms.contains(where: { $0.name == experiment.name }) {
+            throw fail(".name '\(experiment.name)' is an interleaving arm's; an experiment id names one experiment")
+        }
+        if let other = feeds.first(where: { $0.key != feed && $0.value.experiment?.name == experiment.name }) {
+            throw fail(".name '\(experiment.name)' is feeds.\(other.key)'s experiment too")
+        }
+        if let salt = experiment.salt, !(1...128).contains(salt.utf8.count) { throw fail(".salt must be 1 to 128 bytes") }
+        guard definition.variants.count >= 2 else { throw fail(": a layout experiment compares at least two variants") }
+        guard Set(definition.variants.map(\.name)).count == definition.variants.count else { throw fail(": variant names must differ") }
+        for variant in definition.variants where !Names.isValid(variant.name) || variant.weight <= 0 {
+            throw fail(": variant '\(variant.name)' must have a name that is \(Names.rule) and a weight above 0")
+        }
+        guard experiment.margin > 0, experiment.margin <= 2 else { throw fail(".margin must be above 0 and at most 2 (standard deviations)") }
+        guard experiment.power > 0.5, experiment.power < 1 else { throw fail(".power must be between 0.5 and 1") }
+        guard experiment.lookEvery >= 1 else { throw fail(".look_every must be at least 1") }
     }
 
     /// The keys of one component that depend on its type and style.

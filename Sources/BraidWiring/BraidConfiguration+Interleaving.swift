@@ -55,3 +55,23 @@ extension BraidConfiguration {
         }
     }
 }
+
+extension BraidConfiguration {
+    /// The designs of the feeds' layout experiments (`feeds.<name>.experiment`), by experiment
+    /// name; a design that cannot be built is a ``ConfigurationError`` naming the key.
+    public func layoutExperimentDesigns() throws(ConfigurationError) -> [String: LayoutExperimentDesign] {
+        var designs: [String: LayoutExperimentDesign] = [:]
+        for (feed, definition) in feeds.sorted(by: { $0.key < $1.key }) {
+            guard let experiment = definition.experiment else { continue }
+            do {
+                designs[experiment.name] = try LayoutExperimentDesign(
+                    experiment: experiment.name, feed: feed, variants: definition.variants.map { ($0.name, $0.weight) },
+                    design: definition.experimentDesign(feed: feed), margin: experiment.margin, power: experiment.power,
+                    lookEvery: experiment.lookEvery)
+            } catch {
+                throw ConfigurationError(message: error.description)
+            }
+        }
+        return designs
+    }
+}

@@ -31,6 +31,8 @@ public struct GatewayAssembly: Sendable {
     /// Keeps snapshot pointers and components' versions current (`gateway.key_tracking`);
     /// one of ``background``.
     public let keyTracker: RedisKeyTracker?
+    /// The layout experiments' design check (also among the background services); nil without any.
+    public let layoutClaim: LayoutDesignClaim?
     /// The sockets it binds, resolved and checked (``BraidConfiguration/validateExposure(of:resolve:)``).
     public let listeners: [ResolvedListener]
 
@@ -42,6 +44,7 @@ public struct GatewayAssembly: Sendable {
         self.listeners = listeners
         // Before any client: a design that does not fit its max_sessions stops the gateway here.
         let designs = try configuration.experimentDesigns()
+        let layoutDesigns = try configuration.layoutExperimentDesigns()
         let redis = try configuration.redis.makeClient()
         let keys = configuration.redis.cacheKeys
         let store = PrecomputeStore(redis: redis, keys: keys)
@@ -84,11 +87,19 @@ public struct GatewayAssembly: Sendable {
         let components = ComponentService(
             feeds: configuration.feeds, store: store, provider: provider, search: search, requests: requests, codec: codec,
             cursorTTLSeconds: cursorTTLSeconds, storedItems: configuration.worker.componentItems, liveTimeout: liveTimeout,
-            nearCacheBytes: gateway.nearCacheBytes, admission: admission, tracked: tracked, logger: logger)
+            nearCacheBytes: gateway.nearCacheBytes, admission: admission, tracked: tracked, layoutImpressions: impressions, logger: logger)
         let events = EventService(
             codec: impressions, producer: producer, topic: configuration.kafka.eventsTopic,
             experiments: ExperimentStore(redis: redis, keys: keys), windowSeconds: Int(gateway.impressionWindow.wholeSeconds),
-            designs: designs, logger: logger)
+            designs: designs, feeds: configuration.feeds, layouts: layoutDesigns, logger: logger)
+        let layoutStatus = layoutDesigns.isEmpty ? nil : LayoutDesignClaim.Status()
+        let layoutClaim = layoutStatus.map { status in
+            LayoutDesignClaim(
+                designs: layoutDesigns.values.sorted { $0.experiment < $1.experiment }, store: LayoutExperimentStore(redis: redis, keys: keys),
+                status: status, logger: logger)
+        }
+        if let layoutClaim { background.append(layoutClaim) }
+        self.layoutClaim = layoutClaim
         var console: ConsoleRoutes?
         if configuration.console.enabled {
             let settings = configuration.consoleSettings
@@ -97,13 +108,13 @@ public struct GatewayAssembly: Sendable {
                 samples: settings.samples, interval: settings.sampleInterval)
             let workers = WorkerStatusCollector(
                 brokers: configuration.kafka.brokers, properties: configuration.kafka.properties, redis: redis, keys: keys, settings: settings)
-            console = ConsoleRoutes(settings: settings, history: history, workers: workers, search: search)
+            console = ConsoleRoutes(settings: settings, history: history, workers: workers, search: search, layoutExperiments: Array(layoutDesigns.keys))
             background.append(ExperimentSampler(history: history, events: events))
         }
         let (identity, refresher) = configuration.userIdentity()
         if let refresher { background.append(refresher) }
         self.routes = GatewayRoutes(
-            search: search, components: components, events: events, readiness: Readiness(redis: redis, source: source),
+            search: search, components: components, events: events, readiness: Readiness(redis: redis, source: source, layoutDesigns: layoutStatus),
             defaultPerPage: gateway.defaultPerPage, batchTimeout: gateway.batchTimeout, console: console,
             tracing: configuration.tracing.enabled, identity: identity, access: configuration.accessPolicy(listeners: listeners),
             rateLimiter: configuration.rateLimiter)

@@ -56,7 +56,11 @@ enum GatewayHarness {
             if let tracker = gateway.keyTracker { group.addTask { try? await tracker.run() } }
             defer { group.cancelAll() }
             do {
-                if waitForRedis { try await gateway.redis.waitUntilConnected() }
+                if waitForRedis {
+                    try await gateway.redis.waitUntilConnected()
+                    // As the service would at start; until then /readyz says not ready.
+                    try await gateway.layoutClaim?.claimAll()
+                }
                 return .success(try await application.test(live ? .live : .router) { client in try await body(client, gateway) })
             } catch {
                 return .failure(error)

@@ -367,8 +367,18 @@ extension Components {
             public var feed: Swift.String
             /// - Remark: Generated from `#/components/schemas/FeedLayout/user`.
             public var user: Swift.String
+            /// The variant the user's bucket selected (feeds.<feed>.variants).
+            ///
             /// - Remark: Generated from `#/components/schemas/FeedLayout/bucket`.
             public var bucket: Swift.String
+            /// The layout experiment measuring the feed's variants (feeds.<feed>.experiment.name); absent when there is none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/FeedLayout/experiment`.
+            public var experiment: Swift.String?
+            /// With `experiment`: the layout's signed impression id (format version 7), naming the experiment, the feed, the variant, a keyed hash of the user (of kind `user` when the user is verified, else of kind `session`, from the `user` parameter) and of the `session` parameter when one was given. Send it with the layout's impression event and with a click event on any of its components. A new one on every request.
+            ///
+            /// - Remark: Generated from `#/components/schemas/FeedLayout/impression_id`.
+            public var impressionId: Swift.String?
             /// - Remark: Generated from `#/components/schemas/FeedLayout/ComponentsPayload`.
             public struct ComponentsPayloadPayload: Codable, Hashable, Sendable {
                 /// - Remark: Generated from `#/components/schemas/FeedLayout/ComponentsPayload/id`.
@@ -611,23 +621,31 @@ extension Components {
             /// - Parameters:
             ///   - feed:
             ///   - user:
-            ///   - bucket:
+            ///   - bucket: The variant the user's bucket selected (feeds.<feed>.variants).
+            ///   - experiment: The layout experiment measuring the feed's variants (feeds.<feed>.experiment.name); absent when there is none.
+            ///   - impressionId: With `experiment`: the layout's signed impression id (format version 7), naming the experiment, the feed, the variant, a keyed hash of the user (of kind `user` when the user is verified, else of kind `session`, from the `user` parameter) and of the `session` parameter when one was given. Send it with the layout's impression event and with a click event on any of its components. A new one on every request.
             ///   - components:
             public init(
                 feed: Swift.String,
                 user: Swift.String,
                 bucket: Swift.String,
+                experiment: Swift.String? = nil,
+                impressionId: Swift.String? = nil,
                 components: Components.Schemas.FeedLayout.ComponentsPayload
             ) {
                 self.feed = feed
                 self.user = user
                 self.bucket = bucket
+                self.experiment = experiment
+                self.impressionId = impressionId
                 self.components = components
             }
             public enum CodingKeys: String, CodingKey {
                 case feed
                 case user
                 case bucket
+                case experiment
+                case impressionId = "impression_id"
                 case components
             }
         }
@@ -1809,6 +1827,8 @@ extension Components {
                 case imageUrl = "image_url"
             }
         }
+        /// An impression or a click of a page (a search page, an interleaved component page) or of a feed layout of a layout experiment, named by its `impression_id`. A click on a page gives `position`; a click on a layout gives `component`.
+        ///
         /// - Remark: Generated from `#/components/schemas/Event`.
         public struct Event: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Event/type`.
@@ -1820,29 +1840,37 @@ extension Components {
             public var _type: Components.Schemas.Event._TypePayload
             /// - Remark: Generated from `#/components/schemas/Event/impression_id`.
             public var impressionId: Swift.String
-            /// Global position clicked (clicks only).
+            /// Global position clicked (clicks on a page only).
             ///
             /// - Remark: Generated from `#/components/schemas/Event/position`.
             public var position: Swift.Int?
+            /// The id of the component clicked (clicks on a layout only): one the layout's variant shows (400 invalid_event otherwise).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Event/component`.
+            public var component: Swift.String?
             /// Creates a new `Event`.
             ///
             /// - Parameters:
             ///   - _type:
             ///   - impressionId:
-            ///   - position: Global position clicked (clicks only).
+            ///   - position: Global position clicked (clicks on a page only).
+            ///   - component: The id of the component clicked (clicks on a layout only): one the layout's variant shows (400 invalid_event otherwise).
             public init(
                 _type: Components.Schemas.Event._TypePayload,
                 impressionId: Swift.String,
-                position: Swift.Int? = nil
+                position: Swift.Int? = nil,
+                component: Swift.String? = nil
             ) {
                 self._type = _type
                 self.impressionId = impressionId
                 self.position = position
+                self.component = component
             }
             public enum CodingKeys: String, CodingKey {
                 case _type = "type"
                 case impressionId = "impression_id"
                 case position
+                case component
             }
         }
         /// - Remark: Generated from `#/components/schemas/ExperimentOutcome`.
@@ -2007,6 +2035,30 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/surfaces`.
             public var surfaces: [Components.Schemas.SurfaceCredit]
+            /// Present when the id names a layout experiment: its outcome.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/layout`.
+            public struct LayoutPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/layout/value1`.
+                public var value1: Components.Schemas.LayoutExperimentOutcome
+                /// Creates a new `LayoutPayload`.
+                ///
+                /// - Parameters:
+                ///   - value1:
+                public init(value1: Components.Schemas.LayoutExperimentOutcome) {
+                    self.value1 = value1
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    self.value1 = try .init(from: decoder)
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try self.value1.encode(to: encoder)
+                }
+            }
+            /// Present when the id names a layout experiment: its outcome.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/layout`.
+            public var layout: Components.Schemas.ExperimentOutcome.LayoutPayload?
             /// The group-sequential test of teams 0 and 1 (its reading, as in `SequentialReading`), the design it is read with (interleaving.sequential, or the arm's `sequential`), and how the pairs' errors are controlled: `holm` under multileaving (each pair's `sequential.decision` by Holm's procedure across the pairs), `none` for two teams.
             ///
             /// - Remark: Generated from `#/components/schemas/ExperimentOutcome/sequential`.
@@ -2148,6 +2200,7 @@ extension Components {
             ///   - pairs: Every pair of teams, first < second (one pair for two teams).
             ///   - freshness: Credit of A against B by the age of B's snapshot, one entry per bucket in this order.
             ///   - surfaces: Credit of A against B by where the pages were shown: `search`, then each feed component (`<feed>/<component>`) whose interleaved list is traffic of this experiment, by name. Only surfaces with impressions are listed; impressions credited before surfaces existed count in none.
+            ///   - layout: Present when the id names a layout experiment: its outcome.
             ///   - sequential: The group-sequential test of teams 0 and 1 (its reading, as in `SequentialReading`), the design it is read with (interleaving.sequential, or the arm's `sequential`), and how the pairs' errors are controlled: `holm` under multileaving (each pair's `sequential.decision` by Holm's procedure across the pairs), `none` for two teams.
             public init(
                 experiment: Swift.String,
@@ -2164,6 +2217,7 @@ extension Components {
                 pairs: Components.Schemas.ExperimentOutcome.PairsPayload,
                 freshness: [Components.Schemas.FreshnessBucket],
                 surfaces: [Components.Schemas.SurfaceCredit],
+                layout: Components.Schemas.ExperimentOutcome.LayoutPayload? = nil,
                 sequential: Components.Schemas.ExperimentOutcome.SequentialPayload
             ) {
                 self.experiment = experiment
@@ -2180,6 +2234,7 @@ extension Components {
                 self.pairs = pairs
                 self.freshness = freshness
                 self.surfaces = surfaces
+                self.layout = layout
                 self.sequential = sequential
             }
             public enum CodingKeys: String, CodingKey {
@@ -2197,6 +2252,7 @@ extension Components {
                 case pairs
                 case freshness
                 case surfaces
+                case layout
                 case sequential
             }
         }
@@ -2429,6 +2485,468 @@ extension Components {
                 case bound
             }
         }
+        /// A layout experiment (`feeds.<feed>.experiment`): the feed's variants compared per user, the unit its buckets randomize. A user is the key of the layout's impression id (a verified user, else the claimed `user`); a click counts once per component of a layout impression.
+        ///
+        /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome`.
+        public struct LayoutExperimentOutcome: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/experiment`.
+            public var experiment: Swift.String
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/kind`.
+            @frozen public enum KindPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case layout = "layout"
+            }
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/kind`.
+            public var kind: Components.Schemas.LayoutExperimentOutcome.KindPayload
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/feed`.
+            public var feed: Swift.String
+            /// The bucketing salt and the variants' names and weights, `salt=<salt> variants=<name>:<weight>,…`: stored in Redis when the experiment starts; a gateway configured otherwise while it runs stops.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/design`.
+            public var design: Swift.String
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/VariantsPayload`.
+            public struct VariantsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/VariantsPayload/name`.
+                public var name: Swift.String
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/VariantsPayload/weight`.
+                public var weight: Swift.Int
+                /// Distinct users with a credited event (impression or click) of a layout of the variant.
+                ///
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/VariantsPayload/users`.
+                public var users: Swift.Int
+                /// Distinct sessions (the layout request's `session` parameter) among those layout impressions; layouts requested without one count in none.
+                ///
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/VariantsPayload/sessions`.
+                public var sessions: Swift.Int
+                /// Layout impressions credited (an impression whose only event is a click counts too).
+                ///
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/VariantsPayload/impressions`.
+                public var impressions: Swift.Int
+                /// Clicks, each component of a layout impression counted once.
+                ///
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/VariantsPayload/clicks`.
+                public var clicks: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/VariantsPayload/clicks_per_user`.
+                public var clicksPerUser: Swift.Double
+                /// Variance of a user's clicks across the variant's users (divided by the users).
+                ///
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/VariantsPayload/variance`.
+                public var variance: Swift.Double
+                /// Creates a new `VariantsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - name:
+                ///   - weight:
+                ///   - users: Distinct users with a credited event (impression or click) of a layout of the variant.
+                ///   - sessions: Distinct sessions (the layout request's `session` parameter) among those layout impressions; layouts requested without one count in none.
+                ///   - impressions: Layout impressions credited (an impression whose only event is a click counts too).
+                ///   - clicks: Clicks, each component of a layout impression counted once.
+                ///   - clicksPerUser:
+                ///   - variance: Variance of a user's clicks across the variant's users (divided by the users).
+                public init(
+                    name: Swift.String,
+                    weight: Swift.Int,
+                    users: Swift.Int,
+                    sessions: Swift.Int,
+                    impressions: Swift.Int,
+                    clicks: Swift.Int,
+                    clicksPerUser: Swift.Double,
+                    variance: Swift.Double
+                ) {
+                    self.name = name
+                    self.weight = weight
+                    self.users = users
+                    self.sessions = sessions
+                    self.impressions = impressions
+                    self.clicks = clicks
+                    self.clicksPerUser = clicksPerUser
+                    self.variance = variance
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case name
+                    case weight
+                    case users
+                    case sessions
+                    case impressions
+                    case clicks
+                    case clicksPerUser = "clicks_per_user"
+                    case variance
+                }
+            }
+            /// The feed's variants, in configured order.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/variants`.
+            public typealias VariantsPayload = [Components.Schemas.LayoutExperimentOutcome.VariantsPayloadPayload]
+            /// The feed's variants, in configured order.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/variants`.
+            public var variants: Components.Schemas.LayoutExperimentOutcome.VariantsPayload
+            /// Users per variant against the configured weights (Pearson's χ² goodness of fit). `mismatch` when p < 0.001: the split or the counting is broken, and no difference read from the outcome can be trusted.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/sample_ratio`.
+            public struct SampleRatioPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/sample_ratio/chi_square`.
+                public var chiSquare: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/sample_ratio/degrees_of_freedom`.
+                public var degreesOfFreedom: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/sample_ratio/p_value`.
+                public var pValue: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/sample_ratio/mismatch`.
+                public var mismatch: Swift.Bool
+                /// Creates a new `SampleRatioPayload`.
+                ///
+                /// - Parameters:
+                ///   - chiSquare:
+                ///   - degreesOfFreedom:
+                ///   - pValue:
+                ///   - mismatch:
+                public init(
+                    chiSquare: Swift.Double,
+                    degreesOfFreedom: Swift.Int,
+                    pValue: Swift.Double,
+                    mismatch: Swift.Bool
+                ) {
+                    self.chiSquare = chiSquare
+                    self.degreesOfFreedom = degreesOfFreedom
+                    self.pValue = pValue
+                    self.mismatch = mismatch
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case chiSquare = "chi_square"
+                    case degreesOfFreedom = "degrees_of_freedom"
+                    case pValue = "p_value"
+                    case mismatch
+                }
+            }
+            /// Users per variant against the configured weights (Pearson's χ² goodness of fit). `mismatch` when p < 0.001: the split or the counting is broken, and no difference read from the outcome can be trusted.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/sample_ratio`.
+            public var sampleRatio: Components.Schemas.LayoutExperimentOutcome.SampleRatioPayload
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/PairsPayload`.
+            public struct PairsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/PairsPayload/first`.
+                public var first: Swift.String
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/PairsPayload/second`.
+                public var second: Swift.String
+                /// Clicks per user of `second` minus those of `first`.
+                ///
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/PairsPayload/difference`.
+                public var difference: Swift.Double
+                /// 95 % interval of `difference` (fixed horizon: read it once, at a size planned in advance); null while either variant has no user.
+                ///
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/PairsPayload/interval`.
+                public struct IntervalPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/PairsPayload/interval/lower`.
+                    public var lower: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/PairsPayload/interval/upper`.
+                    public var upper: Swift.Double
+                    /// Creates a new `IntervalPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - lower:
+                    ///   - upper:
+                    public init(
+                        lower: Swift.Double,
+                        upper: Swift.Double
+                    ) {
+                        self.lower = lower
+                        self.upper = upper
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case lower
+                        case upper
+                    }
+                }
+                /// 95 % interval of `difference` (fixed horizon: read it once, at a size planned in advance); null while either variant has no user.
+                ///
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/PairsPayload/interval`.
+                public var interval: Components.Schemas.LayoutExperimentOutcome.PairsPayloadPayload.IntervalPayload?
+                /// Two-sided z-test over users (fixed horizon); 1 while either variant has no user.
+                ///
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/PairsPayload/p_value`.
+                public var pValue: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/PairsPayload/sequential`.
+                public var sequential: Components.Schemas.LayoutSequentialReading
+                /// Creates a new `PairsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - first:
+                ///   - second:
+                ///   - difference: Clicks per user of `second` minus those of `first`.
+                ///   - interval: 95 % interval of `difference` (fixed horizon: read it once, at a size planned in advance); null while either variant has no user.
+                ///   - pValue: Two-sided z-test over users (fixed horizon); 1 while either variant has no user.
+                ///   - sequential:
+                public init(
+                    first: Swift.String,
+                    second: Swift.String,
+                    difference: Swift.Double,
+                    interval: Components.Schemas.LayoutExperimentOutcome.PairsPayloadPayload.IntervalPayload? = nil,
+                    pValue: Swift.Double,
+                    sequential: Components.Schemas.LayoutSequentialReading
+                ) {
+                    self.first = first
+                    self.second = second
+                    self.difference = difference
+                    self.interval = interval
+                    self.pValue = pValue
+                    self.sequential = sequential
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case first
+                    case second
+                    case difference
+                    case interval
+                    case pValue = "p_value"
+                    case sequential
+                }
+            }
+            /// Every pair of variants, the first the earlier in configured order.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/pairs`.
+            public typealias PairsPayload = [Components.Schemas.LayoutExperimentOutcome.PairsPayloadPayload]
+            /// Every pair of variants, the first the earlier in configured order.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/pairs`.
+            public var pairs: Components.Schemas.LayoutExperimentOutcome.PairsPayload
+            /// The sequential test's design (feeds.<feed>.experiment): as ExperimentOutcome's, counted in users of a pair.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/sequential`.
+            public struct SequentialPayload: Codable, Hashable, Sendable {
+                /// The smallest difference in clicks per user planned for, in standard deviations of a user's clicks.
+                ///
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/sequential/margin`.
+                public var margin: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/sequential/power`.
+                public var power: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/sequential/alpha`.
+                public var alpha: Swift.Double
+                /// Users of a pair between looks.
+                ///
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/sequential/look_every`.
+                public var lookEvery: Swift.Int
+                /// K: the design's last look.
+                ///
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/sequential/looks`.
+                public var looks: Swift.Int
+                /// Users of a pair at look K.
+                ///
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/sequential/max_sessions`.
+                public var maxSessions: Swift.Int
+                /// Users of a pair a single test at the end would need for the same power.
+                ///
+                /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/sequential/fixed_sessions`.
+                public var fixedSessions: Swift.Int
+                /// Creates a new `SequentialPayload`.
+                ///
+                /// - Parameters:
+                ///   - margin: The smallest difference in clicks per user planned for, in standard deviations of a user's clicks.
+                ///   - power:
+                ///   - alpha:
+                ///   - lookEvery: Users of a pair between looks.
+                ///   - looks: K: the design's last look.
+                ///   - maxSessions: Users of a pair at look K.
+                ///   - fixedSessions: Users of a pair a single test at the end would need for the same power.
+                public init(
+                    margin: Swift.Double,
+                    power: Swift.Double,
+                    alpha: Swift.Double,
+                    lookEvery: Swift.Int,
+                    looks: Swift.Int,
+                    maxSessions: Swift.Int,
+                    fixedSessions: Swift.Int
+                ) {
+                    self.margin = margin
+                    self.power = power
+                    self.alpha = alpha
+                    self.lookEvery = lookEvery
+                    self.looks = looks
+                    self.maxSessions = maxSessions
+                    self.fixedSessions = fixedSessions
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case margin
+                    case power
+                    case alpha
+                    case lookEvery = "look_every"
+                    case looks
+                    case maxSessions = "max_sessions"
+                    case fixedSessions = "fixed_sessions"
+                }
+            }
+            /// The sequential test's design (feeds.<feed>.experiment): as ExperimentOutcome's, counted in users of a pair.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/sequential`.
+            public var sequential: Components.Schemas.LayoutExperimentOutcome.SequentialPayload
+            /// `holm` with more than two variants: the pairs' decisions by Holm's procedure across the pairs.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/correction`.
+            @frozen public enum CorrectionPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case none = "none"
+                case holm = "holm"
+            }
+            /// `holm` with more than two variants: the pairs' decisions by Holm's procedure across the pairs.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/correction`.
+            public var correction: Components.Schemas.LayoutExperimentOutcome.CorrectionPayload
+            /// Events seen before (retries, replays, Kafka redeliveries): accepted, credited nothing.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/duplicates`.
+            public var duplicates: Swift.Int
+            /// Events a worker read more than 7 days minus 10 minutes after their id was issued: credited nothing.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutExperimentOutcome/late`.
+            public var late: Swift.Int
+            /// Creates a new `LayoutExperimentOutcome`.
+            ///
+            /// - Parameters:
+            ///   - experiment:
+            ///   - kind:
+            ///   - feed:
+            ///   - design: The bucketing salt and the variants' names and weights, `salt=<salt> variants=<name>:<weight>,…`: stored in Redis when the experiment starts; a gateway configured otherwise while it runs stops.
+            ///   - variants: The feed's variants, in configured order.
+            ///   - sampleRatio: Users per variant against the configured weights (Pearson's χ² goodness of fit). `mismatch` when p < 0.001: the split or the counting is broken, and no difference read from the outcome can be trusted.
+            ///   - pairs: Every pair of variants, the first the earlier in configured order.
+            ///   - sequential: The sequential test's design (feeds.<feed>.experiment): as ExperimentOutcome's, counted in users of a pair.
+            ///   - correction: `holm` with more than two variants: the pairs' decisions by Holm's procedure across the pairs.
+            ///   - duplicates: Events seen before (retries, replays, Kafka redeliveries): accepted, credited nothing.
+            ///   - late: Events a worker read more than 7 days minus 10 minutes after their id was issued: credited nothing.
+            public init(
+                experiment: Swift.String,
+                kind: Components.Schemas.LayoutExperimentOutcome.KindPayload,
+                feed: Swift.String,
+                design: Swift.String,
+                variants: Components.Schemas.LayoutExperimentOutcome.VariantsPayload,
+                sampleRatio: Components.Schemas.LayoutExperimentOutcome.SampleRatioPayload,
+                pairs: Components.Schemas.LayoutExperimentOutcome.PairsPayload,
+                sequential: Components.Schemas.LayoutExperimentOutcome.SequentialPayload,
+                correction: Components.Schemas.LayoutExperimentOutcome.CorrectionPayload,
+                duplicates: Swift.Int,
+                late: Swift.Int
+            ) {
+                self.experiment = experiment
+                self.kind = kind
+                self.feed = feed
+                self.design = design
+                self.variants = variants
+                self.sampleRatio = sampleRatio
+                self.pairs = pairs
+                self.sequential = sequential
+                self.correction = correction
+                self.duplicates = duplicates
+                self.late = late
+            }
+            public enum CodingKeys: String, CodingKey {
+                case experiment
+                case kind
+                case feed
+                case design
+                case variants
+                case sampleRatio = "sample_ratio"
+                case pairs
+                case sequential
+                case correction
+                case duplicates
+                case late
+            }
+        }
+        /// A pair of variants' group-sequential test, as `SequentialReading` but over users: looked at every `look_every` users of the pair, on the difference in clicks per user. `decision`: `A` (the pair's `first` is better), `B` (its `second`), `no difference` (none as large as `bound`), or `keep going`.
+        ///
+        /// - Remark: Generated from `#/components/schemas/LayoutSequentialReading`.
+        public struct LayoutSequentialReading: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LayoutSequentialReading/decision`.
+            @frozen public enum DecisionPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case a = "A"
+                case b = "B"
+                case noDifference = "no difference"
+                case keepGoing = "keep going"
+            }
+            /// - Remark: Generated from `#/components/schemas/LayoutSequentialReading/decision`.
+            public var decision: Components.Schemas.LayoutSequentialReading.DecisionPayload
+            /// Always-valid; never rises from look to look.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutSequentialReading/p_value`.
+            public var pValue: Swift.Double
+            /// Confidence sequence of the difference in clicks per user (second − first) at the latest look; null before the first look.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutSequentialReading/interval`.
+            public struct IntervalPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/LayoutSequentialReading/interval/lower`.
+                public var lower: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/LayoutSequentialReading/interval/upper`.
+                public var upper: Swift.Double
+                /// Creates a new `IntervalPayload`.
+                ///
+                /// - Parameters:
+                ///   - lower:
+                ///   - upper:
+                public init(
+                    lower: Swift.Double,
+                    upper: Swift.Double
+                ) {
+                    self.lower = lower
+                    self.upper = upper
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case lower
+                    case upper
+                }
+            }
+            /// Confidence sequence of the difference in clicks per user (second − first) at the latest look; null before the first look.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutSequentialReading/interval`.
+            public var interval: Components.Schemas.LayoutSequentialReading.IntervalPayload?
+            /// Looks taken (the latest one's number).
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutSequentialReading/look`.
+            public var look: Swift.Int
+            /// Users of the pair at the latest look.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutSequentialReading/decided_sessions`.
+            public var decidedSessions: Swift.Int
+            /// The look at which the pair's own test decided; null while it keeps going.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutSequentialReading/decided_at_look`.
+            public var decidedAtLook: Swift.Int?
+            /// With `no difference`: the margin ruled out, in standard deviations of a user's clicks.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LayoutSequentialReading/bound`.
+            public var bound: Swift.Double?
+            /// Creates a new `LayoutSequentialReading`.
+            ///
+            /// - Parameters:
+            ///   - decision:
+            ///   - pValue: Always-valid; never rises from look to look.
+            ///   - interval: Confidence sequence of the difference in clicks per user (second − first) at the latest look; null before the first look.
+            ///   - look: Looks taken (the latest one's number).
+            ///   - decidedSessions: Users of the pair at the latest look.
+            ///   - decidedAtLook: The look at which the pair's own test decided; null while it keeps going.
+            ///   - bound: With `no difference`: the margin ruled out, in standard deviations of a user's clicks.
+            public init(
+                decision: Components.Schemas.LayoutSequentialReading.DecisionPayload,
+                pValue: Swift.Double,
+                interval: Components.Schemas.LayoutSequentialReading.IntervalPayload? = nil,
+                look: Swift.Int,
+                decidedSessions: Swift.Int,
+                decidedAtLook: Swift.Int? = nil,
+                bound: Swift.Double? = nil
+            ) {
+                self.decision = decision
+                self.pValue = pValue
+                self.interval = interval
+                self.look = look
+                self.decidedSessions = decidedSessions
+                self.decidedAtLook = decidedAtLook
+                self.bound = bound
+            }
+            public enum CodingKeys: String, CodingKey {
+                case decision
+                case pValue = "p_value"
+                case interval
+                case look
+                case decidedSessions = "decided_sessions"
+                case decidedAtLook = "decided_at_look"
+                case bound
+            }
+        }
         /// Δ = (wins of the second team − wins of the first) / impressions, in [−1, 1] (> 0: users preferred the second), with a 95 % confidence interval (Bonett–Price adjusted Wald).
         ///
         /// - Remark: Generated from `#/components/schemas/Preference`.
@@ -2563,6 +3081,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ConsoleOverview/experiments`.
             public var experiments: [Swift.String]
+            /// The layout experiments (feeds.<feed>.experiment.name), by name.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ConsoleOverview/layout_experiments`.
+            public var layoutExperiments: [Swift.String]?
             /// - Remark: Generated from `#/components/schemas/ConsoleOverview/sample_interval_ms`.
             public var sampleIntervalMs: Swift.Int
             /// Creates a new `ConsoleOverview`.
@@ -2574,6 +3096,7 @@ extension Components {
             ///   - arms:
             ///   - feeds:
             ///   - experiments: The team-draft arms (sampled for the charts).
+            ///   - layoutExperiments: The layout experiments (feeds.<feed>.experiment.name), by name.
             ///   - sampleIntervalMs:
             public init(
                 rankings: Components.Schemas.ConsoleOverview.RankingsPayload,
@@ -2582,6 +3105,7 @@ extension Components {
                 arms: Components.Schemas.ConsoleOverview.ArmsPayload,
                 feeds: [Swift.String],
                 experiments: [Swift.String],
+                layoutExperiments: [Swift.String]? = nil,
                 sampleIntervalMs: Swift.Int
             ) {
                 self.rankings = rankings
@@ -2590,6 +3114,7 @@ extension Components {
                 self.arms = arms
                 self.feeds = feeds
                 self.experiments = experiments
+                self.layoutExperiments = layoutExperiments
                 self.sampleIntervalMs = sampleIntervalMs
             }
             public enum CodingKeys: String, CodingKey {
@@ -2599,6 +3124,7 @@ extension Components {
                 case arms
                 case feeds
                 case experiments
+                case layoutExperiments = "layout_experiments"
                 case sampleIntervalMs = "sample_interval_ms"
             }
         }

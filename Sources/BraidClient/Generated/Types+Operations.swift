@@ -284,6 +284,11 @@ public enum Operations {
     }
     /// Stage 1 of a feed, the layout only (which components, how to draw their skeletons).
     ///
+    /// The variant is picked by the user's stable bucket. When the feed's variants are measured as a layout
+    /// experiment (`feeds.<feed>.experiment`), the layout also carries `experiment` and a signed `impression_id`,
+    /// which the client sends back with the layout's impression and with clicks on its components (`POST /v1/events`).
+    ///
+    ///
     /// - Remark: HTTP `GET /v1/feeds/{feed}`.
     /// - Remark: Generated from `#/paths//v1/feeds/{feed}/get(feedLayout)`.
     public enum FeedLayout {
@@ -308,12 +313,21 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/feeds/{feed}/GET/query/user`.
                 public var user: Swift.String?
+                /// Session id. Under a layout experiment the layout's impression_id carries a keyed hash of it, so the outcome counts sessions per variant; it does not choose the variant (the user does). 1 to 128 characters (400 otherwise).
+                ///
+                /// - Remark: Generated from `#/paths/v1/feeds/{feed}/GET/query/session`.
+                public var session: Swift.String?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - user: The user (identity.mode query: required). With a verified credential optional, and only its own user (403 otherwise).
-                public init(user: Swift.String? = nil) {
+                ///   - session: Session id. Under a layout experiment the layout's impression_id carries a keyed hash of it, so the outcome counts sessions per variant; it does not choose the variant (the user does). 1 to 128 characters (400 otherwise).
+                public init(
+                    user: Swift.String? = nil,
+                    session: Swift.String? = nil
+                ) {
                     self.user = user
+                    self.session = session
                 }
             }
             public var query: Operations.FeedLayout.Input.Query
@@ -1310,17 +1324,21 @@ public enum Operations {
     }
     /// Impressions and clicks, published to Kafka topic braid.events.
     ///
-    /// Each event names the `impression_id` of the page it is about. One refused event refuses the whole
+    /// Each event names the `impression_id` of the page it is about, or of a feed layout under a layout
+    /// experiment (`GET /v1/feeds/{feed}`): `impression` when the layout is shown, `click` with the `component`
+    /// clicked (one of the components the layout's variant shows). One refused event refuses the whole
     /// batch (nothing of it is published; the error's message starts with `events[<i>]`, the index of the first
     /// refused event), so a client never has to guess which events were taken; drop or fix that event and send
     /// the rest again. Refused:
-    /// a malformed or forged id, a click on a position the page did not show (400 `invalid_event`); an id
+    /// a malformed or forged id, a click on a position the page did not show, a click on a layout without a
+    /// component its variant shows, a `type` of `layout_impression` or `layout_click` (the kinds the gateway
+    /// publishes, not a client's) (400 `invalid_event`); an id
     /// issued more than `gateway.impression_window_seconds` ago (400 `impression_expired`) or more than 300 s
     /// in the future (400 `impression_from_the_future`); an id of format version 1 or 2, from before ids carried
     /// their issue time (400 `impression_outdated`: load the page again); an id issued to a verified user sent
     /// by anyone else, or without that user's credential, or an id issued to an anonymous session sent with a
     /// user's credential (403 `foreign_impression`).
-    /// Sending an event again is safe: a duplicate (a retry, a second click on the same position) is accepted
+    /// Sending an event again is safe: a duplicate (a retry, a second click on the same position or component) is accepted
     /// (202), counted in the experiment's `duplicates`, and never credited twice.
     ///
     ///
@@ -1615,7 +1633,13 @@ public enum Operations {
             }
         }
     }
-    /// Team-draft outcome of an experiment (admin surface).
+    /// Outcome of an experiment (admin surface).
+    ///
+    /// The interleaving credit of the experiment; when the id names a layout experiment
+    /// (`feeds.<feed>.experiment.name`), its outcome is in `layout` (`LayoutExperimentOutcome`) and the
+    /// interleaving fields count nothing (a layout experiment has no interleaved pages). Reading it takes
+    /// the sequential tests' looks that are due.
+    ///
     ///
     /// - Remark: HTTP `GET /v1/experiments/{id}`.
     /// - Remark: Generated from `#/paths//v1/experiments/{id}/get(experiment)`.

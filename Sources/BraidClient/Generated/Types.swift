@@ -30,6 +30,11 @@ public protocol APIProtocol: Sendable {
     func search(_ input: Operations.Search.Input) async throws -> Operations.Search.Output
     /// Stage 1 of a feed, the layout only (which components, how to draw their skeletons).
     ///
+    /// The variant is picked by the user's stable bucket. When the feed's variants are measured as a layout
+    /// experiment (`feeds.<feed>.experiment`), the layout also carries `experiment` and a signed `impression_id`,
+    /// which the client sends back with the layout's impression and with clicks on its components (`POST /v1/events`).
+    ///
+    ///
     /// - Remark: HTTP `GET /v1/feeds/{feed}`.
     /// - Remark: Generated from `#/paths//v1/feeds/{feed}/get(feedLayout)`.
     func feedLayout(_ input: Operations.FeedLayout.Input) async throws -> Operations.FeedLayout.Output
@@ -45,24 +50,34 @@ public protocol APIProtocol: Sendable {
     func componentsBatchGet(_ input: Operations.ComponentsBatchGet.Input) async throws -> Operations.ComponentsBatchGet.Output
     /// Impressions and clicks, published to Kafka topic braid.events.
     ///
-    /// Each event names the `impression_id` of the page it is about. One refused event refuses the whole
+    /// Each event names the `impression_id` of the page it is about, or of a feed layout under a layout
+    /// experiment (`GET /v1/feeds/{feed}`): `impression` when the layout is shown, `click` with the `component`
+    /// clicked (one of the components the layout's variant shows). One refused event refuses the whole
     /// batch (nothing of it is published; the error's message starts with `events[<i>]`, the index of the first
     /// refused event), so a client never has to guess which events were taken; drop or fix that event and send
     /// the rest again. Refused:
-    /// a malformed or forged id, a click on a position the page did not show (400 `invalid_event`); an id
+    /// a malformed or forged id, a click on a position the page did not show, a click on a layout without a
+    /// component its variant shows, a `type` of `layout_impression` or `layout_click` (the kinds the gateway
+    /// publishes, not a client's) (400 `invalid_event`); an id
     /// issued more than `gateway.impression_window_seconds` ago (400 `impression_expired`) or more than 300 s
     /// in the future (400 `impression_from_the_future`); an id of format version 1 or 2, from before ids carried
     /// their issue time (400 `impression_outdated`: load the page again); an id issued to a verified user sent
     /// by anyone else, or without that user's credential, or an id issued to an anonymous session sent with a
     /// user's credential (403 `foreign_impression`).
-    /// Sending an event again is safe: a duplicate (a retry, a second click on the same position) is accepted
+    /// Sending an event again is safe: a duplicate (a retry, a second click on the same position or component) is accepted
     /// (202), counted in the experiment's `duplicates`, and never credited twice.
     ///
     ///
     /// - Remark: HTTP `POST /v1/events`.
     /// - Remark: Generated from `#/paths//v1/events/post(postEvents)`.
     func postEvents(_ input: Operations.PostEvents.Input) async throws -> Operations.PostEvents.Output
-    /// Team-draft outcome of an experiment (admin surface).
+    /// Outcome of an experiment (admin surface).
+    ///
+    /// The interleaving credit of the experiment; when the id names a layout experiment
+    /// (`feeds.<feed>.experiment.name`), its outcome is in `layout` (`LayoutExperimentOutcome`) and the
+    /// interleaving fields count nothing (a layout experiment has no interleaved pages). Reading it takes
+    /// the sequential tests' looks that are due.
+    ///
     ///
     /// - Remark: HTTP `GET /v1/experiments/{id}`.
     /// - Remark: Generated from `#/paths//v1/experiments/{id}/get(experiment)`.
@@ -141,6 +156,11 @@ extension APIProtocol {
     }
     /// Stage 1 of a feed, the layout only (which components, how to draw their skeletons).
     ///
+    /// The variant is picked by the user's stable bucket. When the feed's variants are measured as a layout
+    /// experiment (`feeds.<feed>.experiment`), the layout also carries `experiment` and a signed `impression_id`,
+    /// which the client sends back with the layout's impression and with clicks on its components (`POST /v1/events`).
+    ///
+    ///
     /// - Remark: HTTP `GET /v1/feeds/{feed}`.
     /// - Remark: Generated from `#/paths//v1/feeds/{feed}/get(feedLayout)`.
     public func feedLayout(
@@ -186,17 +206,21 @@ extension APIProtocol {
     }
     /// Impressions and clicks, published to Kafka topic braid.events.
     ///
-    /// Each event names the `impression_id` of the page it is about. One refused event refuses the whole
+    /// Each event names the `impression_id` of the page it is about, or of a feed layout under a layout
+    /// experiment (`GET /v1/feeds/{feed}`): `impression` when the layout is shown, `click` with the `component`
+    /// clicked (one of the components the layout's variant shows). One refused event refuses the whole
     /// batch (nothing of it is published; the error's message starts with `events[<i>]`, the index of the first
     /// refused event), so a client never has to guess which events were taken; drop or fix that event and send
     /// the rest again. Refused:
-    /// a malformed or forged id, a click on a position the page did not show (400 `invalid_event`); an id
+    /// a malformed or forged id, a click on a position the page did not show, a click on a layout without a
+    /// component its variant shows, a `type` of `layout_impression` or `layout_click` (the kinds the gateway
+    /// publishes, not a client's) (400 `invalid_event`); an id
     /// issued more than `gateway.impression_window_seconds` ago (400 `impression_expired`) or more than 300 s
     /// in the future (400 `impression_from_the_future`); an id of format version 1 or 2, from before ids carried
     /// their issue time (400 `impression_outdated`: load the page again); an id issued to a verified user sent
     /// by anyone else, or without that user's credential, or an id issued to an anonymous session sent with a
     /// user's credential (403 `foreign_impression`).
-    /// Sending an event again is safe: a duplicate (a retry, a second click on the same position) is accepted
+    /// Sending an event again is safe: a duplicate (a retry, a second click on the same position or component) is accepted
     /// (202), counted in the experiment's `duplicates`, and never credited twice.
     ///
     ///
@@ -211,7 +235,13 @@ extension APIProtocol {
             body: body
         ))
     }
-    /// Team-draft outcome of an experiment (admin surface).
+    /// Outcome of an experiment (admin surface).
+    ///
+    /// The interleaving credit of the experiment; when the id names a layout experiment
+    /// (`feeds.<feed>.experiment.name`), its outcome is in `layout` (`LayoutExperimentOutcome`) and the
+    /// interleaving fields count nothing (a layout experiment has no interleaved pages). Reading it takes
+    /// the sequential tests' looks that are due.
+    ///
     ///
     /// - Remark: HTTP `GET /v1/experiments/{id}`.
     /// - Remark: Generated from `#/paths//v1/experiments/{id}/get(experiment)`.

@@ -37,10 +37,13 @@ struct ConsoleOverview: Sendable, Encodable {
     var arms: [Arm]
     var feeds: [String]
     var experiments: [String]
+    /// Layout experiments by name (`feeds.<name>.experiment`), drawn per variant.
+    var layoutExperiments: [String] = []
     var sampleIntervalMs: Int
 
     enum CodingKeys: String, CodingKey {
         case rankings, arms, feeds, experiments
+        case layoutExperiments = "layout_experiments"
         case defaultRanking = "default_ranking"
         case defaultPerPage = "default_per_page"
         case sampleIntervalMs = "sample_interval_ms"

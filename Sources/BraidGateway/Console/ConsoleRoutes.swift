@@ -11,8 +11,13 @@ public struct ConsoleRoutes: Sendable {
     public let history: ExperimentHistory
     public let workers: WorkerStatusCollector
     let search: SearchService
+    /// The layout experiments' names, listed in the overview.
+    let layoutExperiments: [String]
 
-    public init(settings: ConsoleSettings, history: ExperimentHistory, workers: WorkerStatusCollector, search: SearchService) {
+    public init(
+        settings: ConsoleSettings, history: ExperimentHistory, workers: WorkerStatusCollector, search: SearchService, layoutExperiments: [String] = []
+    ) {
+        self.layoutExperiments = layoutExperiments.sorted()
         self.settings = settings
         self.history = history
         self.workers = workers
@@ -52,7 +57,8 @@ public struct ConsoleRoutes: Sendable {
         return ConsoleOverview(
             rankings: settings.rankings.map { .init(name: $0.name, size: $0.size, refreshAfterSeconds: $0.refreshAfterSeconds) },
             defaultRanking: settings.defaultRanking, defaultPerPage: settings.defaultPerPage, arms: arms, feeds: settings.feeds,
-            experiments: history.experiments, sampleIntervalMs: Int(settings.sampleInterval / .milliseconds(1)))
+            experiments: history.experiments, layoutExperiments: layoutExperiments,
+            sampleIntervalMs: Int(settings.sampleInterval / .milliseconds(1)))
     }
 
     /// Ranking A (live, nothing excluded) and B (the current snapshot, or `version`), first

@@ -70,6 +70,8 @@ public actor ExperimentHistory {
             guard let outcome = try? await events.outcome(of: experiment) else { continue }
             record(Sample(at: now.timeIntervalSince1970, outcome: outcome), for: experiment)
         }
+        // Reading a layout experiment takes its due looks, so they are not skipped when nobody reads it.
+        for experiment in events.layouts.keys.sorted() { _ = try? await events.layoutOutcome(of: experiment) }
     }
 }
 

@@ -25,14 +25,23 @@ public struct EventService: Sendable {
     public let windowSeconds: Int
     /// The sequential design each experiment's outcome is read with.
     public let designs: ExperimentDesigns
+    /// The feeds as configured: a layout click must be on a component its variant shows.
+    public let feeds: [String: FeedDefinition]
+    /// Layout experiments by name, and their credit.
+    public let layouts: [String: LayoutExperimentDesign]
+    let layoutStore: LayoutExperimentStore
     let logger: Logger
 
     public init(
         codec: ImpressionCodec, producer: KafkaProducer, topic: String, experiments: ExperimentStore, publishTimeout: Duration = .seconds(5),
         windowSeconds: Int = ImpressionValidity.defaultWindowSeconds, designs: ExperimentDesigns = .standard,
+        feeds: [String: FeedDefinition] = [:], layouts: [String: LayoutExperimentDesign] = [:],
         logger: Logger = Logger(label: "braid.gateway.events")
     ) {
         self.designs = designs
+        self.feeds = feeds
+        self.layouts = layouts
+        self.layoutStore = LayoutExperimentStore(redis: experiments.redis, keys: experiments.keys, impressionTTLSeconds: experiments.impressionTTLSeconds)
         precondition((1...ImpressionValidity.maxWindowSeconds).contains(windowSeconds), "the window must be shorter than the impression state's TTL")
         self.codec = codec
         self.producer = producer
@@ -43,14 +52,23 @@ public struct EventService: Sendable {
         self.logger = logger
     }
 
-    /// One event of a request body (`Event` in `Schemas/openapi.yaml`).
+    /// One event of a request body (`Event` in `Schemas/openapi.yaml`): `position` for a click
+    /// on a page, `component` for a click on a component of a layout.
     public struct Event: Sendable, Decodable {
         public var type: ExperimentEvent.Kind
         public var impressionID: String
         public var position: Int?
+        public var component: String?
+
+        public init(type: ExperimentEvent.Kind, impressionID: String, position: Int? = nil, component: String? = nil) {
+            self.type = type
+            self.impressionID = impressionID
+            self.position = position
+            self.component = component
+        }
 
         enum CodingKeys: String, CodingKey {
-            case type, position
+            case type, position, component
             case impressionID = "impression_id"
         }
     }
@@ -61,6 +79,8 @@ public struct EventService: Sendable {
     enum Rejection: String, CaseIterable {
         case malformed, forged, expired, fromTheFuture = "from_the_future", foreignUser = "foreign_user", outdated
         case invalidPosition = "invalid_position"
+        /// A click on a layout without a component its variant shows.
+        case invalidComponent = "invalid_component"
 
         /// Reasons counted on the experiment's outcome (its id verified, so its name is trusted).
         var countsOnExperiment: Bool { ExperimentStore.rejectionReasons.contains(rawValue) }
@@ -89,9 +109,24 @@ public struct EventService: Sendable {
             if refusal == nil { refusal = error }
         }
         for (index, event) in events.enumerated() {
+            guard !event.type.isLayout else {
+                refuse(.malformed, .badRequest("events[\(index)].type must be impression or click", code: "invalid_event"))
+                continue
+            }
             let token: ImpressionToken
             do {
-                token = try codec.decode(event.impressionID, now: now)
+                switch try codec.decodeAny(event.impressionID, now: now) {
+                case .page(let page):
+                    token = page
+                case .layout(let layout):
+                    switch layoutEvent(event, layout, caller: caller, now: now, index: index) {
+                    case .success(let published):
+                        messages.append(KafkaProducerMessage(topic: topic, key: Array(layout.id.utf8), value: Array(published.encoded())))
+                    case .failure(let problem):
+                        refuse(problem.reason, problem.error, experiment: layout.experiment)
+                    }
+                    continue
+                }
             } catch {
                 refuse(error == .badSignature ? .forged : .malformed, .badRequest("events[\(index)].impression_id: \(error)", code: "invalid_event"))
                 continue
@@ -132,14 +167,42 @@ public struct EventService: Sendable {
         return messages.count
     }
 
+    struct Refusal: Error {
+        var reason: Rejection
+        var error: GatewayError
+    }
+
+    /// The event to publish for a verified layout id, or why it is refused: a click must name
+    /// one of the components the layout's variant shows (`feeds` as configured now).
+    func layoutEvent(_ event: Event, _ layout: LayoutImpression, caller: String?, now: Date, index: Int) -> Result<ExperimentEvent, Refusal> {
+        if let problem = check(issuedAt: layout.issuedAt, userKey: layout.userKey, caller: caller, now: now, index: index) {
+            return .failure(Refusal(reason: problem.0, error: problem.1))
+        }
+        guard event.type == .click else { return .success(.make(layout: layout, receivedAt: now)) }
+        let shown = feeds[layout.feed]?.variants.first { $0.name == layout.variant }?.components ?? []
+        guard let component = event.component, shown.contains(component) else {
+            return .failure(Refusal(reason: .invalidComponent, error: .badRequest(
+                "events[\(index)]: a click on a layout needs the component it was on, one of \(shown.joined(separator: ", "))",
+                code: "invalid_event")))
+        }
+        return .success(.make(layout: layout, click: component, receivedAt: now))
+    }
+
     /// Whether a verified id's event is evidence now, from this caller: nil, or why not.
     func check(_ token: ImpressionToken, caller: String?, now: Date, index: Int) -> (Rejection, GatewayError)? {
-        switch ImpressionValidity.check(token, now: Int64(now.timeIntervalSince1970), windowSeconds: windowSeconds) {
-        case .valid: break
-        case .outdated(let version):
+        guard let issuedAt = token.issuedAt else {
             return (.outdated, .badRequest(
-                "events[\(index)].impression_id has format version \(version), which carries no issue time and is no longer accepted; load the page again",
+                "events[\(index)].impression_id has format version \(token.formatVersion), which carries no issue time and is no longer accepted; load the page again",
                 code: "impression_outdated"))
+        }
+        return check(issuedAt: issuedAt, userKey: token.userKey ?? UserKey.nobody, caller: caller, now: now, index: index)
+    }
+
+    /// Inside the id's window, and from the id's user: nil, or why not.
+    func check(issuedAt: Int64, userKey key: UserKey, caller: String?, now: Date, index: Int) -> (Rejection, GatewayError)? {
+        switch ImpressionValidity.check(issuedAt: issuedAt, now: Int64(now.timeIntervalSince1970), windowSeconds: windowSeconds) {
+        // An id with an issue time is never outdated: that verdict is for ids without one (above).
+        case .valid, .outdated: break
         case .expired:
             return (.expired, .badRequest(
                 "events[\(index)].impression_id was issued more than \(windowSeconds) s ago; its events are no longer accepted",
@@ -149,7 +212,6 @@ public struct EventService: Sendable {
                 "events[\(index)].impression_id was issued by a server whose clock is more than \(ImpressionValidity.clockSkewToleranceSeconds) s ahead of this one's",
                 code: "impression_from_the_future"))
         }
-        let key = token.userKey ?? UserKey.nobody
         let bound = if let caller { codec.isKey(key, of: caller, now: now) } else { key.kind != .user }
         guard bound else {
             return (.foreignUser, GatewayError(
@@ -171,6 +233,16 @@ public struct EventService: Sendable {
                     logger.warning("could not count rejected events on the experiment", metadata: ["experiment": "\(experiment)", "error": "\(error)"])
                 }
             }
+        }
+    }
+
+    /// A layout experiment's outcome; nil when `experiment` names none.
+    public func layoutOutcome(of experiment: String) async throws(GatewayError) -> LayoutExperimentOutcome? {
+        guard let design = layouts[experiment] else { return nil }
+        do {
+            return try await layoutStore.outcome(of: design)
+        } catch {
+            throw .unavailable("experiment results are unavailable: \(error)", code: "redis_unavailable")
         }
     }
 

@@ -40,6 +40,8 @@ public final class ComponentService: Sendable {
     /// Which missed per-user contents are requested from the workers (``PrecomputeAdmission``):
     /// a made-up user's first visits are served live and cost the workers nothing.
     let admission: PrecomputeAdmission
+    /// Signs layout impression ids; nil: layouts carry none (gateways built in code without events).
+    let layoutImpressions: ImpressionCodec?
 
     struct Metrics: Sendable {
         let hits = Counter(.gatewayComponentCacheHits)
@@ -50,8 +52,10 @@ public final class ComponentService: Sendable {
     public init(
         feeds: [String: FeedDefinition], store: PrecomputeStore, provider: any ComponentProvider, search: SearchService? = nil,
         requests: DeduplicatingPublisher, codec: CursorCodec, cursorTTLSeconds: Int, storedItems: Int, liveTimeout: Duration,
-        nearCacheBytes: Int, admission: PrecomputeAdmission = .everything, tracked: TrackedVersions? = nil, logger: Logger
+        nearCacheBytes: Int, admission: PrecomputeAdmission = .everything, tracked: TrackedVersions? = nil,
+        layoutImpressions: ImpressionCodec? = nil, logger: Logger
     ) {
+        self.layoutImpressions = layoutImpressions
         self.admission = admission
         self.tracked = tracked
         self.nearCache = NearCache(capacityBytes: nearCacheBytes, name: "component")
@@ -68,9 +72,23 @@ public final class ComponentService: Sendable {
         self.logger = logger
     }
 
-    public func layout(feed: String, user: String, userInURLs: Bool = true) throws(GatewayError) -> FeedLayout {
+    /// The layout of `feed` for `user`; under a layout experiment it carries a signed impression
+    /// id naming the variant, keyed by the user (kind `user` when `verified`, else the claimed
+    /// name's key of kind `session`) and by the client's `session`.
+    public func layout(
+        feed: String, user: String, session: String? = nil, verified: Bool = false, userInURLs: Bool = true, now: Date = Date()
+    ) throws(GatewayError) -> FeedLayout {
         guard let definition = feeds[feed] else { throw Self.unknownFeed(feed, feeds) }
-        return FeedLayout.make(feed: feed, definition: definition, user: user, userInURLs: userInURLs)
+        var layout = FeedLayout.make(feed: feed, definition: definition, user: user, userInURLs: userInURLs)
+        if let experiment = layout.experiment, let impressions = layoutImpressions {
+            let impression = LayoutImpression(
+                experiment: experiment, feed: feed, variant: layout.bucket,
+                userKey: verified ? impressions.userKey(user: user, session: nil) : impressions.userKey(user: nil, session: user),
+                sessionKey: session.map { impressions.userKey(user: nil, session: $0) }, issuedAt: Int64(now.timeIntervalSince1970),
+                nonce: UInt64.random(in: 0...UInt64.max))
+            layout.impressionID = impressions.encode(impression)
+        }
+        return layout
     }
 
     /// One page of one component. `query` searches inside a profile tab. A backend slower

@@ -86,6 +86,16 @@ public struct FeedLayout: Sendable, Encodable, Equatable {
     /// The variant the user's bucket selected (for analytics of feed A/B tests).
     public var bucket: String
     public var components: [Component]
+    /// The layout experiment measuring the variants (`feeds.<feed>.experiment.name`), if any.
+    public var experiment: String?
+    /// The signed layout impression id (``LayoutImpression``), with `experiment`: sent back with
+    /// the layout's impression event and with clicks on its components.
+    public var impressionID: String?
+
+    enum CodingKeys: String, CodingKey {
+        case feed, user, bucket, components, experiment
+        case impressionID = "impression_id"
+    }
 
     /// The layout of `feed` for `user`: the variant is picked by the user's stable bucket.
     /// Content URLs name the user only when `userInURLs` (`identity.mode: query`); a verified
@@ -123,12 +133,13 @@ public struct FeedLayout: Sendable, Encodable, Equatable {
                 prefetch: index < variant.prefetch,
                 tabs: tabs)
         }
-        return FeedLayout(feed: name, user: user, bucket: variant.name, components: components)
+        return FeedLayout(feed: name, user: user, bucket: variant.name, components: components, experiment: definition.experiment?.name)
     }
 
-    /// The variant of the user's stable bucket (weights sum to 100 after validation).
+    /// The variant of the user's stable bucket (weights sum to 100 after validation), under the
+    /// feed's salt (`feed:<feed>` unless its experiment names another).
     static func variant(of definition: FeedDefinition, for user: String, feed: String) -> FeedVariant {
-        Bucketing.pick(definition.variants, bucket: Bucketing.bucket(of: user, salt: "feed:\(feed)"), weight: \.weight)!
+        Bucketing.pick(definition.variants, bucket: Bucketing.bucket(of: user, salt: definition.bucketingSalt(feed: feed)), weight: \.weight)!
     }
 
     static func percentEncoded(_ text: String) -> String {

@@ -1,5 +1,6 @@
 import BraidContracts
 import BraidCore
+import BraidExperiments
 import BraidObservability
 import Foundation
 import HTTPTypes
@@ -104,7 +105,10 @@ public struct GatewayRoutes: Sendable {
             let query = try QueryString.parse(request.uri.query)
             let feed = try Self.name(context, "feed")
             let user = try await identity.user(claimed: query["user"], request: request, context: context)
-            return try JSONResponse.encode(try components.layout(feed: feed, user: user, userInURLs: !identity.isVerified || context.isAdmin))
+            let session = try SearchParameters.text(query["session"], name: "session", maxLength: 128)
+            return try JSONResponse.encode(try components.layout(
+                feed: feed, user: user, session: session, verified: identity.isVerified && !context.isAdmin,
+                userInURLs: !identity.isVerified || context.isAdmin))
         }
         router.get("/v1/feeds/:feed/components/:component") { request, context in
             let query = try QueryString.parse(request.uri.query)
@@ -152,7 +156,9 @@ public struct GatewayRoutes: Sendable {
         router.get("/v1/experiments/:id") { _, context in
             let id = context.parameters.get("id") ?? ""
             guard Names.isValid(id) else { throw GatewayError.badRequest("an experiment id is \(Names.rule)", code: "invalid_parameter") }
-            return try JSONResponse.encode(try await events.outcome(of: id))
+            var outcome = try await events.outcome(of: id)
+            outcome.layout = try await events.layoutOutcome(of: id)
+            return try JSONResponse.encode(outcome)
         }
         router.get("/metrics") { _, _ in MetricsEndpoint.response() }
         console?.add(to: router)

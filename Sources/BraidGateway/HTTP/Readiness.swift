@@ -19,9 +19,15 @@ public struct Readiness: Sendable {
     let redis: RedisClient
     let source: any SearchSource
     let timeout: Duration
+    /// The layout experiments' design check; nil when there are none.
+    let layoutDesigns: LayoutDesignClaim.Status?
     let logger: Logger
 
-    public init(redis: RedisClient, source: any SearchSource, timeout: Duration = .seconds(1), logger: Logger = Logger(label: "braid.gateway.readyz")) {
+    public init(
+        redis: RedisClient, source: any SearchSource, timeout: Duration = .seconds(1), layoutDesigns: LayoutDesignClaim.Status? = nil,
+        logger: Logger = Logger(label: "braid.gateway.readyz")
+    ) {
+        self.layoutDesigns = layoutDesigns
         self.redis = redis
         self.source = source
         self.timeout = timeout
@@ -31,7 +37,8 @@ public struct Readiness: Sendable {
     public func check() async -> Report {
         async let redisCheck = Self.probe(timeout, "redis", logger) { [redis] in try await redis.ping() }
         async let liveCheck = Self.probe(timeout, "live", logger) { [source] in _ = try await source.search(SearchRequest(query: "readyz", size: 0)) }
-        let checks = ["redis": await redisCheck, "live": await liveCheck]
+        var checks = ["redis": await redisCheck, "live": await liveCheck]
+        if let layoutDesigns { checks["layout_experiments"] = layoutDesigns.isClaimed ? "ok" : "designs not yet checked against Redis" }
         return Report(status: checks.values.allSatisfy { $0 == "ok" } ? .ok : .unavailable, checks: checks)
     }
 

@@ -10,9 +10,11 @@ import Metrics
 /// `braid_worker_events_total{outcome}`: `credited`, `duplicate`, `not_evidence`, `late`.
 public struct EventProcessor: MessageProcessor {
     public let store: ExperimentStore
+    let layouts: LayoutExperimentStore
 
     public init(store: ExperimentStore) {
         self.store = store
+        self.layouts = LayoutExperimentStore(redis: store.redis, keys: store.keys, impressionTTLSeconds: store.impressionTTLSeconds)
     }
 
     public func process(_ value: [UInt8]) async throws(ProcessingFailure) -> (kind: String, outcome: MaterializeOutcome) {
@@ -23,7 +25,7 @@ public struct EventProcessor: MessageProcessor {
             throw .permanent("invalid event: \(error.reason)")
         }
         do {
-            let credit = try await store.apply(event)
+            let credit = event.type.isLayout ? try await layouts.apply(event) : try await store.apply(event)
             Counter(.workerEvents, dimensions: [("outcome", credit.rawValue)]).increment()
             return (event.type.rawValue, credit == .credited ? .written(documents: 1) : .stale)
         } catch {

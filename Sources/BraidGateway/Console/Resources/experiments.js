@@ -1,5 +1,6 @@
 // Experiments: each team-draft arm's outcome (GET /v1/experiments/{id}) and its preference
-// over time from the gateway's in-process samples, drawn as an inline SVG.
+// over time from the gateway's in-process samples, drawn as an inline SVG; then each layout
+// experiment's outcome (the same route, under `layout`): its variants per user and every pair.
 function chart(samples) {
   const width = 560, height = 180, pad = 30;
   const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
@@ -92,13 +93,92 @@ function surfaces(outcome) {
     el('tr', {}, ['shown on', 'impressions', 'wins A', 'wins B', 'ties', 'Δ', '95 % interval', 'p-value'].map(h => el('th', { text: h }))), rows);
 }
 
+// A layout experiment (feeds.<feed>.experiment): its variants compared per user, the unit the
+// feed's buckets randomize. An interval as the outcome gives it, or '–' when there is none.
+function layoutRange(range) { return range ? '[' + fixed(range.lower, 3) + ', ' + fixed(range.upper, 3) + ']' : '–'; }
+
+function layoutVariants(outcome) {
+  const rows = outcome.variants.map(v => el('tr', { class: 'variant', 'data-variant': v.name },
+    el('td', { class: 'text', text: v.name }), el('td', { text: v.weight }), el('td', { text: v.users }), el('td', { text: v.sessions }),
+    el('td', { text: v.impressions }), el('td', { text: v.clicks }), el('td', { text: fixed(v.clicks_per_user, 3) }),
+    el('td', { text: fixed(v.variance, 3) })));
+  return el('table', { class: 'variants' },
+    el('tr', {}, ['variant', 'weight', 'users', 'sessions', 'impressions', 'clicks', 'clicks per user', 'variance per user'].map(h => el('th', { text: h }))),
+    rows);
+}
+
+// Users per variant against the configured weights (χ² goodness of fit). A mismatch (p < 0.001)
+// means the split or the counting is broken: no difference below can be trusted.
+function layoutSampleRatio(outcome) {
+  const s = outcome.sample_ratio;
+  const test = 'users per variant against the weights: χ² ' + fixed(s.chi_square, 2) + ' with ' + s.degrees_of_freedom +
+    ' degree' + (s.degrees_of_freedom === 1 ? '' : 's') + ' of freedom, p ' + (s.p_value < 0.0001 ? '< 0.0001' : fixed(s.p_value, 4));
+  if (!s.mismatch) return el('div', { class: 'meta sample-ratio', 'data-mismatch': 'false', text: 'Sample ratio: ' + test + ' · no mismatch' });
+  return el('div', { class: 'sample-ratio errors', 'data-mismatch': 'true', role: 'alert' },
+    el('strong', { text: 'Sample ratio mismatch: ' }),
+    test + ' (below 0.001). The split of users or their counting is broken; do not trust any difference below until the cause is found.');
+}
+
+// A pair's sequential reading in words. A means the pair's first variant is better, B its second;
+// the margin is in standard deviations of a user's clicks, not in clicks per user.
+function layoutDecisionText(reading, first, second) {
+  const range = reading.interval ? ' · confidence sequence ' + layoutRange(reading.interval) : '';
+  const p = 'always-valid p ' + fixed(reading.p_value, 4) + ' · ' + reading.decided_sessions + ' users at look ' + reading.look;
+  switch (reading.decision) {
+    case 'A': return 'A: ' + first + ' is better (decided at look ' + reading.decided_at_look + ') · ' + p + range;
+    case 'B': return 'B: ' + second + ' is better (decided at look ' + reading.decided_at_look + ') · ' + p + range;
+    case 'no difference': return 'no difference as large as ' + fixed(reading.bound, 3) + ' standard deviations of a user\'s clicks (decided at look ' +
+      reading.decided_at_look + ') · ' + p + range;
+    default: return 'keep going · ' + p + range;
+  }
+}
+
+function layoutPairs(outcome) {
+  const rows = outcome.pairs.map(pair => el('tr', { class: 'pair', 'data-first': pair.first, 'data-second': pair.second },
+    el('td', { class: 'text', text: pair.first + ' vs ' + pair.second }),
+    el('td', { text: fixed(pair.difference, 3) }), el('td', { text: layoutRange(pair.interval) }), el('td', { text: fixed(pair.p_value, 4) }),
+    el('td', { class: 'text pair-decision', 'data-decision': pair.sequential ? pair.sequential.decision : '',
+      text: pair.sequential ? pairDecision(pair.sequential, pair.first, pair.second) : '' })));
+  return el('table', { class: 'pairs' },
+    el('tr', {}, ['pair (first vs second)', 'Δ clicks per user (second − first)', '95 % interval (fixed horizon)', 'p-value', 'sequential']
+      .map(h => el('th', { text: h }))), rows);
+}
+
+function layoutSection(name, outcome) {
+  const d = outcome.sequential;
+  const decisions = outcome.pairs.filter(pair => pair.sequential).map(pair => el('div', { class: 'decision', 'data-first': pair.first,
+    'data-second': pair.second, 'data-decision': pair.sequential.decision, 'data-look': pair.sequential.look },
+    el('strong', { text: pair.first + ' vs ' + pair.second + ': ' + layoutDecisionText(pair.sequential, pair.first, pair.second) })));
+  return el('section', { class: 'layout-experiment', 'data-id': name, 'data-feed': outcome.feed },
+    el('h3', { text: name + ' (feed ' + outcome.feed + ')' }),
+    el('div', { class: 'meta design', text: outcome.design }),
+    layoutSampleRatio(outcome),
+    layoutVariants(outcome),
+    decisions,
+    el('div', { class: 'meta', text: 'a look every ' + d.look_every + ' users of a pair, at most ' + d.looks + ' looks (' + d.max_sessions +
+      ' users; ' + d.fixed_sessions + ' at a fixed horizon) · planned for a difference of ' + fixed(d.margin, 3) +
+      ' standard deviations of a user\'s clicks at power ' + d.power + ', α ' + d.alpha +
+      (outcome.correction === 'holm' ? ' · pairs decided by Holm\'s procedure across the ' + outcome.pairs.length + ' pairs' : '') }),
+    layoutPairs(outcome),
+    el('div', { class: 'meta evidence', 'data-duplicates': outcome.duplicates || 0,
+      text: 'not credited: ' + (outcome.duplicates || 0) + ' duplicates · ' + (outcome.late || 0) + ' late' }));
+}
+
 async function renderExperiments(main, generation) {
   const overview = Console.overview;
+  const layouts = overview.layout_experiments || [];
   const box = el('div', { id: 'experiments' });
+  const layoutBox = el('div', { id: 'layout-experiments' });
   main.append(el('p', { class: 'meta', text: 'Team-draft arms of interleaving.arms. Samples every ' + overview.sample_interval_ms +
     ' ms, kept in this gateway process only (a restart starts the chart again).' }), box);
   if (overview.experiments.length === 0) {
     box.append(el('p', { text: 'No team-draft arms are configured (interleaving.arms with mode: team_draft).' }));
+  }
+  if (layouts.length > 0) {
+    main.append(el('p', { class: 'meta', text: 'Layout experiments of feeds.<feed>.experiment: each variant\'s users and the clicks on its ' +
+      'components, and every pair of variants compared per user.' }), layoutBox);
+  }
+  if (overview.experiments.length === 0 && layouts.length === 0) {
     main.dataset.ready = 'true';
     return;
   }
@@ -127,7 +207,13 @@ async function renderExperiments(main, generation) {
         surfaces(outcome),
         chart(history.samples)));
     }
-    if (generation === Console.generation) { box.replaceChildren(...parts); main.dataset.ready = 'true'; }
+    const layoutParts = [];
+    for (const name of layouts) layoutParts.push(layoutSection(name, (await getJSON('/v1/experiments/' + encodeURIComponent(name))).layout));
+    if (generation === Console.generation) {
+      if (overview.experiments.length > 0) box.replaceChildren(...parts);
+      layoutBox.replaceChildren(...layoutParts);
+      main.dataset.ready = 'true';
+    }
   }
   await refresh();
   every(Math.max(2000, overview.sample_interval_ms), () => refresh().catch(e => status(e.message)));
