@@ -1439,7 +1439,7 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Redis and the live backend are reachable.
+    /// Redis and the live backend are reachable, and the layout experiments' designs were checked against Redis.
     ///
     /// - Remark: HTTP `GET /readyz`.
     /// - Remark: Generated from `#/paths//readyz/get(readyz)`.

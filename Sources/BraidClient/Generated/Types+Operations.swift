@@ -1946,7 +1946,7 @@ public enum Operations {
             }
         }
     }
-    /// Redis and the live backend are reachable.
+    /// Redis and the live backend are reachable, and the layout experiments' designs were checked against Redis.
     ///
     /// - Remark: HTTP `GET /readyz`.
     /// - Remark: Generated from `#/paths//readyz/get(readyz)`.

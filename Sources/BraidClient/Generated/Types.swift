@@ -87,7 +87,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /healthz`.
     /// - Remark: Generated from `#/paths//healthz/get(healthz)`.
     func healthz(_ input: Operations.Healthz.Input) async throws -> Operations.Healthz.Output
-    /// Redis and the live backend are reachable.
+    /// Redis and the live backend are reachable, and the layout experiments' designs were checked against Redis.
     ///
     /// - Remark: HTTP `GET /readyz`.
     /// - Remark: Generated from `#/paths//readyz/get(readyz)`.
@@ -261,7 +261,7 @@ extension APIProtocol {
     public func healthz(headers: Operations.Healthz.Input.Headers = .init()) async throws -> Operations.Healthz.Output {
         try await healthz(Operations.Healthz.Input(headers: headers))
     }
-    /// Redis and the live backend are reachable.
+    /// Redis and the live backend are reachable, and the layout experiments' designs were checked against Redis.
     ///
     /// - Remark: HTTP `GET /readyz`.
     /// - Remark: Generated from `#/paths//readyz/get(readyz)`.

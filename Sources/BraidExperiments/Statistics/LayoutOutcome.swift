@@ -60,20 +60,12 @@ public struct LayoutExperimentOutcome: Sendable, Hashable, Encodable {
             case pValue = "p_value"
         }
 
-        enum IntervalKeys: String, CodingKey { case lower, upper }
-
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(first, forKey: .first)
             try container.encode(second, forKey: .second)
             try container.encode(difference, forKey: .difference)
-            if let interval {
-                var nested = container.nestedContainer(keyedBy: IntervalKeys.self, forKey: .interval)
-                try nested.encode(interval.lowerBound, forKey: .lower)
-                try nested.encode(interval.upperBound, forKey: .upper)
-            } else {
-                try container.encodeNil(forKey: .interval)
-            }
+            try container.encodeInterval(interval, forKey: .interval)
             try container.encode(pValue, forKey: .pValue)
             try container.encode(sequential, forKey: .sequential)
         }

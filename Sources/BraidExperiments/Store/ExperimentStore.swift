@@ -427,19 +427,11 @@ public struct SequentialSummary: Sendable, Hashable, Encodable {
         case decidedAtLook = "decided_at_look"
     }
 
-    enum IntervalKeys: String, CodingKey { case lower, upper }
-
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(decision, forKey: .decision)
         try container.encode(pValue, forKey: .pValue)
-        if let interval {
-            var nested = container.nestedContainer(keyedBy: IntervalKeys.self, forKey: .interval)
-            try nested.encode(interval.lowerBound, forKey: .lower)
-            try nested.encode(interval.upperBound, forKey: .upper)
-        } else {
-            try container.encodeNil(forKey: .interval)
-        }
+        try container.encodeInterval(interval, forKey: .interval)
         try container.encode(look, forKey: .look)
         try container.encode(decidedSessions, forKey: .decidedSessions)
         try container.encode(decidedAtLook, forKey: .decidedAtLook)
@@ -597,3 +589,15 @@ public struct ExperimentOutcome: Sendable, Hashable, Encodable {
         case pValue = "p_value"
     }
 }
+
+extension KeyedEncodingContainer {
+    /// An interval as `{"lower": …, "upper": …}`, or null.
+    mutating func encodeInterval(_ interval: ClosedRange<Double>?, forKey key: Key) throws {
+        guard let interval else { return try encodeNil(forKey: key) }
+        var nested = nestedContainer(keyedBy: IntervalKeys.self, forKey: key)
+        try nested.encode(interval.lowerBound, forKey: .lower)
+        try nested.encode(interval.upperBound, forKey: .upper)
+    }
+}
+
+private enum IntervalKeys: String, CodingKey { case lower, upper }
