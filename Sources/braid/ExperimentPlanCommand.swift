@@ -26,6 +26,12 @@ struct ExperimentPlanCommand: AsyncParsableCommand {
             often two sessions of one user both click position 0. The experiment's interleaving.start \
             must be 0.
 
+            Goodness of fit: the fit reproduces positions 0 and 1 whatever the users do, so the plan \
+            checks what it did not use, the number of clicks per page-1 impression (0, 1, 2, 3, 4 or \
+            more), against the fitted model's, and prints their total variation distance \
+            (FIT goodness_of_fit). Above its threshold it warns on stderr that the cascade model fits \
+            these clicks poorly and the plan may be off.
+
             Then the sensitivity simulation of `braid experiment simulate` runs with the fitted model, \
             at --margin, and prints the sessions each method needs. Rankings: the demo corpus (--db) \
             when given, else --queries-count queries whose live and cached rankings share no document.
@@ -95,6 +101,7 @@ struct ExperimentPlanCommand: AsyncParsableCommand {
         base.abNullRuns = 0
         let parameters = estimate.parameters(base)
         print(Self.lines(log, estimate: estimate, parameters: parameters, file: events).joined(separator: "\n"))
+        if let warning = Self.warning(estimate.goodnessOfFit, file: events) { FileHandle.standardError.write(Data(warning.utf8)) }
 
         let rankings = try await Self.rankings(db: db, queries: queries, queriesCount: queriesCount, parameters: parameters)
         let report = try await SensitivitySimulation(parameters: parameters, queries: rankings, workers: workers).run()
@@ -179,7 +186,26 @@ struct ExperimentPlanCommand: AsyncParsableCommand {
             "FIT persistence \(fixed(e.persistence))",
             "FIT satisfaction \(fixed(e.satisfaction))",
             "FIT mean_attractiveness \(fixed(e.meanAttractiveness)) (simulated range \(fixed(p.attractiveness.lowerBound))–\(fixed(p.attractiveness.upperBound)))",
+            goodnessOfFitLine(e.goodnessOfFit),
         ]
+    }
+
+    /// The goodness of fit (``ClickCountFit``): how far the fitted model's clicks per page are
+    /// from the traffic's, which the fit did not use.
+    static func goodnessOfFitLine(_ fit: ClickCountFit) -> String {
+        "FIT goodness_of_fit \(String(format: "%.4f", fit.totalVariation)) (clicks per page against the fitted model's, total variation over "
+            + "\(fit.impressions) impressions; poor above \(String(format: "%.4f", fit.threshold)))"
+    }
+
+    /// The warning printed (on stderr) when the fit is poor; nil when it is not.
+    static func warning(_ fit: ClickCountFit, file: String) -> String? {
+        guard fit.isPoor else { return nil }
+        func shares(_ values: [Double]) -> String {
+            values.map { String(format: "%.3f", $0 / Double(max(1, fit.impressions))) }.joined(separator: " ")
+        }
+        return "warning: \(file): the cascade model fits these clicks poorly; its plan may be off (goodness_of_fit "
+            + "\(String(format: "%.4f", fit.totalVariation)) above \(String(format: "%.4f", fit.threshold))). Shares of page-1 impressions "
+            + "with 0, 1, 2, 3, 4+ clicks: observed \(shares(fit.observed.map(Double.init))), fitted \(shares(fit.expected))\n"
     }
 
     static func lines(_ report: SensitivityReport, parameters p: SensitivityParameters, seconds: Double) -> [String] {

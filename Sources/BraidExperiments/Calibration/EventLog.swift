@@ -4,10 +4,10 @@ import Foundation
 
 /// What the experiment planner keeps of `braid.events`: every line parsed with the decoder the
 /// workers use (``ExperimentEvent/decode(_:)``), and per impression its user (the version-3
-/// ``UserKey`` the event carries), its page's offset and whether positions 0 and 1 were
-/// clicked. Lines that are not events are skipped and counted, the first few kept with their
-/// line numbers, so one bad line does not cost a team its export. Pure: the caller reads the
-/// file or the topic and hands over the lines.
+/// ``UserKey`` the event carries), its page's offset and slot count, and which of its first 64
+/// positions were clicked. Lines that are not events are skipped and counted, the first few
+/// kept with their line numbers, so one bad line does not cost a team its export. Pure: the
+/// caller reads the file or the topic and hands over the lines.
 public struct EventLog: Sendable {
     /// A line that is not a `braid.event/v1` message, and why.
     public struct Malformed: Sendable, Hashable {
@@ -19,15 +19,18 @@ public struct EventLog: Sendable {
         var user: UserKey?
         var shown = false
         var offset: Int?
+        var slots: Int?
         var credited = true
-        /// Bit 0: position 0 clicked; bit 1: position 1 clicked.
-        var clicked: UInt8 = 0
+        /// Bit k: position k clicked (positions 0 to 63).
+        var clicked: UInt64 = 0
     }
 
     /// Only this experiment's events; nil: all.
     public let experiment: String?
     /// Malformed lines kept with their reasons (the first ones).
     public static let keptMalformed = 10
+    /// Positions whose clicks are kept per impression (0 to 63): what the goodness of fit counts.
+    public static let clickedPositions = 64
 
     public private(set) var lines = 0
     public private(set) var events = 0
@@ -69,9 +72,10 @@ public struct EventLog: Sendable {
         case .impression:
             impression.shown = true
             impression.offset = event.offset
+            impression.slots = event.slots
             impression.credited = event.isCredited
         case .click:
-            if let position = event.position, position < 2 { impression.clicked |= 1 << UInt8(position) }
+            if let position = event.position, position < EventLog.clickedPositions { impression.clicked |= 1 << UInt64(position) }
             if event.position == 0 {
                 firstPositionClicks += 1
                 firstPositionClicksB += event.team == .b ? 1 : 0
@@ -126,6 +130,10 @@ public struct EventLog: Sendable {
             statistics.clickedFirst += first ? 1 : 0
             statistics.clickedSecondOnly += !first && second ? 1 : 0
             statistics.clickedBoth += first && second ? 1 : 0
+            if let slots = impression.slots {
+                let cell = min(impression.clicked.nonzeroBitCount, TrafficStatistics.clickCountCells - 1)
+                statistics.clicksPerPage[slots, default: Array(repeating: 0, count: TrafficStatistics.clickCountCells)][cell] += 1
+            }
             guard let user = impression.user else { statistics.anonymous += 1; continue }
             sessions[user, default: (0, 0)].sessions += 1
             sessions[user, default: (0, 0)].clickedFirst += first ? 1 : 0
@@ -150,6 +158,12 @@ public struct TrafficStatistics: Sendable, Hashable {
     public var clickedFirst = 0
     public var clickedSecondOnly = 0
     public var clickedBoth = 0
+    /// Page-1 impressions by the page's slot count (its event's `slots`; impressions without it
+    /// are left out here): how many had 0, 1, 2, 3, and 4 or more clicks on positions 0 to 63.
+    /// What the goodness of fit (``ClickCountFit``) compares with the fitted model's prediction.
+    public var clicksPerPage: [Int: [Int]] = [:]
+    /// Cells of ``clicksPerPage``: 0, 1, 2, 3, 4 or more clicks.
+    public static let clickCountCells = 5
     /// Users (version-3 user keys of kind user or session) with a page-1 impression.
     public var users = 0
     public var usersWithTwoSessions = 0

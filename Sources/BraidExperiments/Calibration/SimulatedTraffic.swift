@@ -2,9 +2,11 @@ import BraidContracts
 import BraidCore
 import Foundation
 
-/// Users of known parameters (the simulation's model: ``UserPropensity``, ``CascadeClickModel``,
-/// ``Attractiveness``, `sessionsPerUser` page-1 sessions each) on team-draft pages, and the
-/// events the gateway would publish to `braid.events` for them: each page gets a version-3
+/// Users of known parameters (the simulation's model: ``UserPropensity``, the click model of
+/// ``SensitivityParameters/clickModel``, ``Attractiveness``, `sessionsPerUser` page-1 sessions
+/// each) on team-draft pages, and the events the gateway would publish to `braid.events` for
+/// them; the click model is the ``CascadeClickModel`` the fit assumes by default, or one it
+/// does not (``PositionBasedClickModel``, ``DependentClickModel``). Each page gets a version-3
 /// impression id signed by ``ImpressionCodec`` with the user's ``UserKey``, the id is verified
 /// as `POST /v1/events` verifies it, and the impression and each click become the
 /// ``ExperimentEvent`` the gateway builds from it, encoded as it is on the topic. The
@@ -35,7 +37,7 @@ public struct SimulatedTraffic: Sendable {
         self.codec = codec
         simulator = try SessionSimulator(
             queries: queries,
-            clickModel: CascadeClickModel(persistence: parameters.persistence, satisfaction: parameters.satisfaction),
+            clickModel: parameters.userClickModel,
             attractiveness: Attractiveness(range: parameters.attractiveness, margin: parameters.margin),
             pageSize: parameters.pageSize, start: parameters.start)
     }

@@ -29,6 +29,9 @@ import Foundation
 /// q slightly low for very active users. The experiment's `interleaving.start` must be 0 for
 /// positions 0 and 1 to be a team-draft round; the fit refuses events whose position-0 clicks
 /// are (nearly) all of one team.
+///
+/// The estimator reproduces positions 0 and 1 whatever model the users follow; whether the
+/// cascade holds below them is ``UserModelEstimate/goodnessOfFit`` (``ClickCountFit``).
 public enum UserModelFit {
     /// Users with two page-1 impressions or more, at least, for the spread to mean anything.
     public static let minimumUsers = 100
@@ -107,6 +110,7 @@ public struct UserModelEstimate: Sendable, Hashable {
         parameters.propensitySpread = propensitySpread
         parameters.persistence = persistence
         parameters.satisfaction = satisfaction
+        parameters.clickModel = .cascade
         parameters.attractiveness = attractiveness
         parameters.calibrationSessions = max(parameters.calibrationSessions, 1_000 * parameters.sessionsPerUser)
         return parameters

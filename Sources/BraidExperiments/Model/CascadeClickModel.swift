@@ -1,9 +1,11 @@
-/// A cascade click model with position bias (the dependent click model of Guo, Liu and Wang,
-/// WSDM 2009): the user reads a page from the top, one result at a time. A result she reads
-/// is clicked with its attractiveness; after a click she is satisfied and leaves with
-/// probability `satisfaction`, otherwise reads on; after a result she did not click she reads
-/// on with probability `persistence`. Lower results are therefore read less often (position
-/// bias), and a good result high up hides the ones below it.
+/// A cascade click model with position bias (after the dependent click model of Guo, Liu and
+/// Wang, WSDM 2009, with one continuation for every rank and a persistence below 1; the DCM
+/// itself is ``DependentClickModel``): the user reads a page from the top, one result at a
+/// time. A result she reads is clicked with its attractiveness; after a click she is satisfied
+/// and leaves with probability `satisfaction`, otherwise reads on; after a result she did not
+/// click she reads on with probability `persistence`. Lower results are therefore read less
+/// often (position bias), and a good result high up hides the ones below it. The planner's
+/// fit (``UserModelFit``) assumes this model.
 public struct CascadeClickModel: Sendable, Hashable {
     /// P(read the next result | this one was not clicked).
     public var persistence: Double

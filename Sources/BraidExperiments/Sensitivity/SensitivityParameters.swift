@@ -22,6 +22,9 @@ public struct SensitivityParameters: Sendable, Hashable {
     public var persistence = 0.9
     /// Cascade: P(leave | click).
     public var satisfaction = 0.5
+    /// The users' click model: the cascade of `persistence` and `satisfaction`, or another
+    /// (which then ignores those two), to simulate users the planner's fit does not assume.
+    public var clickModel = SimulatedClickModel.cascade
     /// Sessions of one user in an experiment (both methods). A/B tests randomize users: a user
     /// keeps her arm for all of them. 1 with `propensitySpread` 0: the homogeneous model of
     /// independent sessions.
@@ -49,6 +52,15 @@ public struct SensitivityParameters: Sendable, Hashable {
 
     public init() {}
 
+    /// The users' click model (``clickModel``), the cascade built from `persistence` and `satisfaction`.
+    public var userClickModel: any ClickModel {
+        switch clickModel {
+        case .cascade: CascadeClickModel(persistence: persistence, satisfaction: satisfaction)
+        case .positionBased(let model): model
+        case .dependent(let model): model
+        }
+    }
+
     public func validate() throws(SensitivityParameterError) {
         func check(_ condition: Bool, _ message: String) throws(SensitivityParameterError) {
             if !condition { throw SensitivityParameterError(message) }
@@ -60,6 +72,7 @@ public struct SensitivityParameters: Sendable, Hashable {
         try check(attractiveness.lowerBound >= 0 && attractiveness.upperBound <= 1, "attractiveness must lie in [0, 1]")
         try check(persistence >= 0 && persistence <= 1, "persistence must be 0 to 1")
         try check(satisfaction >= 0 && satisfaction <= 1, "satisfaction must be 0 to 1")
+        try check(clickModel.isValid, "the \(clickModel.name) click model's probabilities must be 0 to 1 (at least one)")
         try check(alpha > 0 && alpha < 1, "alpha must be between 0 and 1")
         try check(power > 0 && power < 1, "power must be between 0 and 1")
         try check((1...1_000).contains(sessionsPerUser), "sessions per user must be 1 to 1000")

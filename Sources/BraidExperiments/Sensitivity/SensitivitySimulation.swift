@@ -46,7 +46,7 @@ public struct SensitivitySimulation: Sendable {
     func simulator(margin: Double) throws -> SessionSimulator {
         try SessionSimulator(
             queries: queries,
-            clickModel: CascadeClickModel(persistence: parameters.persistence, satisfaction: parameters.satisfaction),
+            clickModel: parameters.userClickModel,
             attractiveness: Attractiveness(range: parameters.attractiveness, margin: margin),
             pageSize: parameters.pageSize, start: parameters.start)
     }

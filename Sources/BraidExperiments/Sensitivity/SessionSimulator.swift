@@ -17,7 +17,7 @@ public enum ABArm: Sendable, Hashable, CaseIterable {
 /// one ``ABArm``'s page.
 public struct SessionSimulator: Sendable {
     public let queries: [QueryRankings]
-    public let clickModel: CascadeClickModel
+    public let clickModel: any ClickModel
     public let attractiveness: Attractiveness
     public let pageSize: Int
     public let interleaving: InterleavingConfiguration
@@ -29,7 +29,7 @@ public struct SessionSimulator: Sendable {
     private let preferredCachedPage: [[Bool]]
     private let preferredBlendedPage: [[Bool]]
 
-    public init(queries: [QueryRankings], clickModel: CascadeClickModel, attractiveness: Attractiveness, pageSize: Int, start: Int) throws {
+    public init(queries: [QueryRankings], clickModel: any ClickModel, attractiveness: Attractiveness, pageSize: Int, start: Int) throws {
         precondition(!queries.isEmpty, "a simulation needs at least one query")
         self.queries = queries
         self.clickModel = clickModel
