@@ -74,8 +74,16 @@ def main():
     events.append({"type": "impression", "impression_id": listed["impression_id"]})
     if clicked:
         events.append({"type": "click", "impression_id": listed["impression_id"], "position": clicked[0]["position"]})
+    # The demo's layout experiment (home-layout): four users' layouts shown, two of them clicked.
+    for n in range(4):
+        shown = api("/v1/feeds/home?" + urllib.parse.urlencode({"user": f"browser-layout-{n}", "session": f"browser-layout-{n}"}))
+        events.append({"type": "impression", "impression_id": shown["impression_id"]})
+        if n % 2:
+            events.append({"type": "click", "impression_id": shown["impression_id"], "component": shown["components"][0]["id"]})
     api("/v1/events", {"events": events})
     wait(lambda: api("/v1/experiments/draft")["impressions"] >= 11, 60, "the worker to credit 11 impressions")
+    wait(lambda: sum(v["impressions"] for v in api("/v1/experiments/home-layout")["layout"]["variants"]) >= 4, 60,
+         "the worker to credit the 4 layout impressions")
 
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium")
@@ -309,6 +317,19 @@ def main():
         rows, expected = wait(drawn_surfaces, 20, "the surfaces table to match the API")
         if [row[0] for row in expected] != ["search", "home/more"] or expected[1][1] != "1":
             raise Check(f"the component's impression is not credited to it: {expected}")
+
+        # The layout experiment: a row per variant with the API's users, sessions, impressions
+        # and clicks, and the sample-ratio line.
+        layout = "document.querySelector('section.layout-experiment[data-id=home-layout]')"
+        def drawn_layout():
+            rows = js(f"return {layout} && [...{layout}.querySelectorAll('tr.variant')].map(r => [r.dataset.variant, "
+                      "...[...r.querySelectorAll('td')].slice(2, 6).map(n => n.textContent)])")
+            variants = api("/v1/experiments/home-layout")["layout"]["variants"]
+            expected = [[v["name"], str(v["users"]), str(v["sessions"]), str(v["impressions"]), str(v["clicks"])] for v in variants]
+            return (rows, expected) if rows == expected else None
+        rows, expected = wait(drawn_layout, 20, "the layout experiment's variants to match the API")
+        if sum(int(row[3]) for row in expected) < 4 or not js(f"return {layout}.querySelector('.sample-ratio') !== null"):
+            raise Check(f"the layout experiment's impressions or its sample-ratio line are missing: {expected}")
         shot("experiments")
 
     def workers():

@@ -26,7 +26,7 @@ public struct GatewayAssembly: Sendable {
     let corpus: any ComponentProvider
     let configuration: BraidConfiguration
     /// Services of the gateway besides the HTTP server (the console's experiment sampler, the
-    /// JWKS refresher).
+    /// JWKS refresher, the layout experiments' design check).
     public let background: [any Service]
     /// Keeps snapshot pointers and components' versions current (`gateway.key_tracking`);
     /// one of ``background``.

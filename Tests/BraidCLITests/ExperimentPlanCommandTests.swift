@@ -29,7 +29,10 @@ struct ExperimentPlanCommandTests {
         ])
         #expect(plan.status == 0, "\(plan.stderr)")
         #expect(plan.stderr.contains("skipped 1 malformed line(s)") && plan.stderr.contains("line \(lines):"), "\(plan.stderr)")
-        for prefix in ["FIT sessions_per_user 5.00", "FIT propensity_spread ", "FIT persistence ", "FIT satisfaction ", "PLAN interleaving.sessions ", "PLAN ab.sessions "] {
+        for prefix in [
+            "FIT sessions_per_user 5.00", "FIT propensity_spread ", "FIT persistence ", "FIT satisfaction ", "FIT goodness_of_fit ",
+            "PLAN interleaving.sessions ", "PLAN ab.sessions ",
+        ] {
             #expect(plan.stdout.contains(prefix), "\(prefix): \(plan.stdout)")
         }
     }

@@ -93,7 +93,7 @@ struct LayoutExperimentTests {
         }
     }
 
-    @Test("A click must be on a component the layout's variant shows, from the layout's user")
+    @Test("A click must name a component the layout's variant shows; a feed without an experiment issues no id")
     func clicksAreCheckedAgainstTheLayout() async throws {
         let fixture = try await WorkerFixture(documents: 50, users: 2)
         try await GatewayHarness.with(Self.configuration(fixture)) { client, _ in
@@ -113,8 +113,11 @@ struct LayoutExperimentTests {
             #expect(nowhere.status == 400 && nowhere.errorCode == "invalid_event", "\(nowhere.object)")
             let posing = try await post([["type": "layout_click", "impression_id": id, "component": "banner"]])
             #expect(posing.status == 400, "\(posing.object)")
-            let fine = try await post([["type": "impression", "impression_id": id], ["type": "click", "impression_id": id, "component": "banner"]])
-            #expect(fine.status == 202 && fine["accepted"] as? Int == 2, "\(fine.object)")
+            // One refused event refuses the batch: nothing of it is published. (Accepted layout
+            // events are the first test's; here no worker has created the topic, and a first
+            // publish would wait for the broker to create it.)
+            let mixed = try await post([["type": "impression", "impression_id": id], ["type": "click", "impression_id": id, "component": "tabs"]])
+            #expect(mixed.status == 400 && mixed.errorCode == "invalid_event", "\(mixed.object)")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// `GET /v1/experiments/{id}` for a layout experiment (`LayoutExperimentOutcome` in
 /// `Schemas/openapi.yaml`): each variant's users and clicks per user, a sample-ratio-mismatch
@@ -200,10 +201,18 @@ public struct LayoutExperimentDesign: Sendable, Hashable {
                 description: "\(path).look_every: \(lookEvery) gives more than \(ExperimentDesigns.maxLooks) looks for margin \(margin) "
                     + "(\(fixed) users at a fixed horizon); look at least every \(fixed / (ExperimentDesigns.maxLooks / 2) + 1)")
         }
-        do {
-            sequential = try SequentialDesign(power: power, fixedSessions: fixed, lookEvery: lookEvery)
-        } catch {
-            throw .init(description: "\(path): \(error)")
+        let key = DesignKey(power: power, fixedUsers: fixed, lookEvery: lookEvery)
+        if let known = Self.built.withLock({ $0[key] }) {
+            sequential = known
+        } else {
+            let design: SequentialDesign
+            do {
+                design = try SequentialDesign(power: power, fixedSessions: fixed, lookEvery: lookEvery)
+            } catch {
+                throw .init(description: "\(path): \(error)")
+            }
+            Self.built.withLock { $0[key] = design }
+            sequential = design
         }
         self.experiment = experiment
         self.feed = feed
@@ -212,6 +221,16 @@ public struct LayoutExperimentDesign: Sendable, Hashable {
         self.design = design
         self.margin = margin
     }
+
+    /// Designs already built in this process: a design is a pure function of these, costs
+    /// hundreds of numerical integrations, and every gateway a test builds has the demo's.
+    private struct DesignKey: Hashable {
+        var power: Double
+        var fixedUsers: Int
+        var lookEvery: Int
+    }
+
+    private static let built = Mutex<[DesignKey: SequentialDesign]>([:])
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.experiment == rhs.experiment && lhs.feed == rhs.feed && lhs.names == rhs.names && lhs.weights == rhs.weights
