@@ -160,11 +160,10 @@ public struct LayoutLook: Sendable, Hashable {
 }
 
 /// The sequential design of a layout experiment and the pure part of its reading.
-public struct LayoutExperimentDesign: Sendable, Hashable {
+public struct LayoutExperimentDesign: Sendable {
     public var experiment: String
     public var feed: String
     /// Variant names and weights, in configured order.
-    public var variants: [(name: String, weight: Int)] { zip(names, weights).map { ($0, $1) } }
     public let names: [String]
     public let weights: [Int]
     public var design: String
@@ -231,16 +230,6 @@ public struct LayoutExperimentDesign: Sendable, Hashable {
     }
 
     private static let built = Mutex<[DesignKey: SequentialDesign]>([:])
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.experiment == rhs.experiment && lhs.feed == rhs.feed && lhs.names == rhs.names && lhs.weights == rhs.weights
-            && lhs.design == rhs.design && lhs.margin == rhs.margin && lhs.sequential == rhs.sequential
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(experiment)
-        hasher.combine(design)
-    }
 
     /// Every pair of variants, in configured order (the first of a pair is the earlier one).
     public var pairs: [(Int, Int)] {

@@ -21,6 +21,11 @@ public struct LayoutExperimentStore: Sendable {
         self.impressionTTLSeconds = impressionTTLSeconds
     }
 
+    /// On the same Redis, keys and impression TTL as the interleaving experiments' store.
+    public init(sharing experiments: ExperimentStore) {
+        self.init(redis: experiments.redis, keys: experiments.keys, impressionTTLSeconds: experiments.impressionTTLSeconds)
+    }
+
     /// Applies a `layout_impression` or `layout_click` event. Replays change nothing: an
     /// impression counts once, a click on a component of an impression once; a click whose
     /// impression event is missing counts the impression too.

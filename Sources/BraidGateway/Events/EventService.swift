@@ -41,7 +41,7 @@ public struct EventService: Sendable {
         self.designs = designs
         self.feeds = feeds
         self.layouts = layouts
-        self.layoutStore = LayoutExperimentStore(redis: experiments.redis, keys: experiments.keys, impressionTTLSeconds: experiments.impressionTTLSeconds)
+        self.layoutStore = LayoutExperimentStore(sharing: experiments)
         precondition((1...ImpressionValidity.maxWindowSeconds).contains(windowSeconds), "the window must be shorter than the impression state's TTL")
         self.codec = codec
         self.producer = producer

@@ -14,7 +14,7 @@ public struct EventProcessor: MessageProcessor {
 
     public init(store: ExperimentStore) {
         self.store = store
-        self.layouts = LayoutExperimentStore(redis: store.redis, keys: store.keys, impressionTTLSeconds: store.impressionTTLSeconds)
+        self.layouts = LayoutExperimentStore(sharing: store)
     }
 
     public func process(_ value: [UInt8]) async throws(ProcessingFailure) -> (kind: String, outcome: MaterializeOutcome) {
