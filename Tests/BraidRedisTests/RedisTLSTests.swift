@@ -23,13 +23,16 @@ struct RedisTLSTests {
     }
 
     /// The error a client of `configuration` reports at start-up.
+    ///
+    /// TLS mistakes do not heal by waiting, so the client reports them at once instead of
+    /// waiting out its timeout; a test proves that by the error's kind (a timed-out wait
+    /// throws `.unavailable`, never a `tlsFailure`), not by a stopwatch: beside the fast tier
+    /// the handshake and the certificate probe once took more than 8 seconds to get a thread.
     func connectError(_ configuration: RedisConfiguration) async throws -> RedisConnectionError? {
-        let started = ContinuousClock.now
         let error = await #expect(throws: RedisConnectionError.self) {
-            try await withRedisClient(configuration: configuration, connectTimeout: .seconds(8)) { _ in }
+            try await withRedisClient(configuration: configuration) { _ in }
         }
-        // TLS mistakes do not heal by waiting: reported at once, not after the timeout.
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(error?.kind == .tls, "\(String(describing: error))")
         return error
     }
 
