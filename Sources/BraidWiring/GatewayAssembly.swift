@@ -83,7 +83,7 @@ public struct GatewayAssembly: Sendable {
                 requests: requests, admission: admission, logger: logger),
             source: source, codec: codec, impressions: impressions, cursorTTLSeconds: cursorTTLSeconds,
             liveTimeout: liveTimeout, walks: gateway.walkMaxBytes > 0 ? WalkStore(redis: redis, keys: keys, maxBytes: gateway.walkMaxBytes) : nil,
-            broadSearchConcurrency: gateway.broadSearchConcurrency, logger: logger)
+            broadSearchConcurrency: gateway.broadSearchConcurrency, placedPositionsBytes: gateway.nearCacheBytes / 16, logger: logger)
         let components = ComponentService(
             feeds: configuration.feeds, store: store, provider: provider, search: search, requests: requests, codec: codec,
             cursorTTLSeconds: cursorTTLSeconds, storedItems: configuration.worker.componentItems, liveTimeout: liveTimeout,

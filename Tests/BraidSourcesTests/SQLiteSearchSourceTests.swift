@@ -90,6 +90,49 @@ struct SQLiteSearchSourceTests {
         }
     }
 
+    /// What a gateway does with B's placed documents when it knows where they stand in A: the
+    /// plain ranking's rows of the window, the placed ones dropped, are the excluding page.
+    @Test func positionsOfExcludedDocumentsGiveTheExcludingPagesExactly() async throws {
+        try await CorpusFixture.withSource { source in
+            let all = try await source.search(SearchRequest(query: "rice", from: 0, size: 80)).hits.map(\.id)
+            let placed = [0, 3, 4, 8, 15, 22, 23, 41, 79].map { all[$0] } + ["r999999", "not-a-match"]
+            let positions = try #require(try await source.relevancePositions(of: placed, query: "rice"))
+            #expect(positions.count == 9)
+            #expect(positions.positions[all[41]] == 41 && positions.positions["r999999"] == nil)
+            for from in stride(from: 0, to: 60, by: 7) {
+                let excluding = try await source.search(SearchRequest(query: "rice", excluding: placed, from: from, size: 7))
+                let window = positions.window(covering: from..<from + 7)
+                let plain = try await source.search(SearchRequest(query: "rice", from: window.lowerBound, size: window.count))
+                #expect(plain.matchGeneration != nil && plain.matchGeneration == positions.matchGeneration)
+                #expect(plain.hits.filter { !positions.contains($0.id) } == excluding.hits, "page from \(from)")
+                #expect(plain.total - positions.count == excluding.total)
+            }
+        }
+    }
+
+    @Test func positionsNameTheGenerationTheyWereReadIn() async throws {
+        try await CorpusFixture.withCorpus(documents: 300) { path in
+            let source = SQLiteSearchSource(path: path)
+            do {
+                let page = try await source.search(SearchRequest(query: "curry", size: 10))
+                let before = try #require(try await source.relevancePositions(of: page.hits.map(\.id), query: "curry"))
+                #expect(before.matchGeneration == page.matchGeneration && before.count == 10)
+                #expect(page.hits.map { before.positions[$0.id] } == Array(0..<10))
+                // A write moves the ranking on: the positions no longer speak for it.
+                try await CorpusWriter.add([CorpusRecipe(id: page.hits[0].id, title: "Plain bread")], path: path)
+                let after = try #require(try await source.relevancePositions(of: page.hits.map(\.id), query: "curry"))
+                #expect(after.matchGeneration != nil && after.matchGeneration != before.matchGeneration)
+                #expect(after.count == 9 && !after.contains(page.hits[0].id))
+                // None matching: nothing read, no generation to vouch with.
+                #expect(try await source.relevancePositions(of: ["not-a-match"], query: "curry")?.matchGeneration == nil)
+                try await source.shutdown()
+            } catch {
+                try? await source.shutdown()
+                throw error
+            }
+        }
+    }
+
     /// Equal scores (generated recipes share titles and lengths) are ordered by corpus row,
     /// which `braid seed` writes in id order: the same list whether or not a page joins every match.
     @Test func tiesFollowCorpusOrder() async throws {

@@ -4,7 +4,7 @@ import BraidSources
 import Foundation
 
 /// Finds the live (A) side of one page of a walk: one pager per paging mode, chosen from the
-/// page's position by ``SearchService/pager(for:record:vouched:now:)``. Two-ranking and
+/// page's position by ``SearchService/pager(for:record:vouched:positionsOf:now:)``. Two-ranking and
 /// multileave pages share them; only what they place of the cached rankings differs.
 protocol LivePager: Sendable {
     /// A's side of a page whose A slots, planned as if A were endless, are `open`, with the
@@ -48,9 +48,11 @@ struct OffsetPager: LivePager {
     let startsList: Bool
     /// The match generation that vouches for the placed documents (see ``SearchService/vouchedGeneration``).
     let vouched: String?
+    /// The snapshot whose placed documents are left out, when their positions in A may do it.
+    let positionsOf: PlacedPositionsKey?
 
     func side(query: String, placed: [String], open: Range<Int>) async throws(GatewayError) -> LiveSide {
-        let result = try await service.liveRange(query: query, excluding: placed, range: open, vouched: vouched)
+        let result = try await service.liveRange(query: query, excluding: placed, range: open, vouched: vouched, positionsOf: positionsOf)
         return side(hits: result.hits, total: result.total, open: open)
     }
 
@@ -65,19 +67,21 @@ struct OffsetPager: LivePager {
 extension SearchService {
     /// The pager of a page's paging mode. `record` is the walk's record when the position
     /// reads one (``Position/readsRecord``); `vouched` is the generation a two-ranking page's
-    /// snapshot was ranked in.
-    func pager(for position: Position, record: RecordRead?, vouched: String?, now: Date) -> any LivePager {
+    /// snapshot was ranked in, `positionsOf` that snapshot.
+    func pager(for position: Position, record: RecordRead?, vouched: String?, positionsOf: PlacedPositionsKey? = nil, now: Date) -> any LivePager {
         if let total = position.walk.exhaustedTotal { return ExhaustedPager(total: total, mode: position.walk.mode) }
         if position.readsRecord {
             return RecordedPager(
                 service: self, walk: position.walk, record: record ?? .firstPage(position.walk.firstPageIDs ?? []),
                 expiresAt: Int64(now.timeIntervalSince1970) + Int64(cursorTTLSeconds))
         }
-        return offsetPager(for: position, vouched: vouched)
+        return offsetPager(for: position, vouched: vouched, positionsOf: positionsOf)
     }
 
     /// The pager of a page planned by position.
-    func offsetPager(for position: Position, vouched: String?) -> OffsetPager {
-        OffsetPager(service: self, mode: pageMode(position), next: position.walk.mode, startsList: position.pinned == nil, vouched: vouched)
+    func offsetPager(for position: Position, vouched: String?, positionsOf: PlacedPositionsKey?) -> OffsetPager {
+        OffsetPager(
+            service: self, mode: pageMode(position), next: position.walk.mode, startsList: position.pinned == nil, vouched: vouched,
+            positionsOf: positionsOf)
     }
 }

@@ -155,7 +155,7 @@ extension SearchService {
     /// full.
     func offsetSide(query: String, placed: [String], open: Range<Int>, mode: WalkState.Mode) async throws(GatewayError) -> LiveSide {
         if mode == .lost { Counter(.gatewayWalkPages, dimensions: [("outcome", "lost")]).increment() }
-        return try await OffsetPager(service: self, mode: mode, next: mode, startsList: false, vouched: nil)
+        return try await OffsetPager(service: self, mode: mode, next: mode, startsList: false, vouched: nil, positionsOf: nil)
             .side(query: query, placed: placed, open: open)
     }
 

@@ -30,13 +30,19 @@ public struct SearchService: Sendable {
     let broadSearches: ConcurrencyLimit?
     /// Broad searches that may wait per place; more are turned away at once.
     static let broadWaitingPerPlace = 64
+    /// Where B's placed documents stand in A, per snapshot version
+    /// (``liveRange(query:excluding:range:vouched:positionsOf:)``); nil: pages exclude them in
+    /// the live query.
+    let placedPositions: NearCache<PlacedPositionsKey, RankPositions>?
     let logger: Logger
 
+    /// - Parameter placedPositionsBytes: the bound of ``placedPositions``; 0 turns it off.
     public init(
         arms: ArmSelector, snapshots: SnapshotReader, misses: SnapshotMisses, source: any SearchSource,
         codec: CursorCodec, impressions: ImpressionCodec, cursorTTLSeconds: Int, liveTimeout: Duration, walks: WalkStore? = nil,
-        broadSearchConcurrency: Int = 0, logger: Logger
+        broadSearchConcurrency: Int = 0, placedPositionsBytes: Int = 0, logger: Logger
     ) {
+        self.placedPositions = placedPositionsBytes > 0 ? NearCache(capacityBytes: placedPositionsBytes, name: "placed_positions") : nil
         self.walks = walks
         self.broadSearches = broadSearchConcurrency > 0
             ? ConcurrencyLimit(limit: broadSearchConcurrency, maxWaiting: Self.broadWaitingPerPlace * broadSearchConcurrency) : nil
@@ -169,7 +175,7 @@ public struct SearchService: Sendable {
         if known == nil, byOffset, let window = coldWindow(arm: arm, position: position) {
             let (secondary, live) = try await parallelLive(
                 query: query, normalized: normalized, arm: arm, position: position, window: window, now: now)
-            return (secondary, offsetPager(for: position, vouched: nil).side(hits: live.hits, total: live.total, open: live.aRange))
+            return (secondary, offsetPager(for: position, vouched: nil, positionsOf: nil).side(hits: live.hits, total: live.total, open: live.aRange))
         }
         let secondary: SecondaryRanking
         var record: RecordRead?
@@ -184,7 +190,11 @@ public struct SearchService: Sendable {
             secondary = try await secondaryRanking(arm: arm, query: normalized, pin: position.pin, now: now)
         }
         let placement = PagePlacement(arm.configuration, snapshot: secondary.snapshot, position: position)
-        let pager = pager(for: position, record: record, vouched: vouchedGeneration(secondary, normalized: normalized), now: now)
+        let positionsKey = secondary.snapshot.map {
+            PlacedPositionsKey(ranking: arm.ranking, query: normalized, version: $0.version, placed: placement.placed.count)
+        }
+        let pager = pager(
+            for: position, record: record, vouched: vouchedGeneration(secondary, normalized: normalized), positionsOf: positionsKey, now: now)
         // A child task for the refresh only when there is one: an idle one still costs a
         // hand-over between threads on every page.
         guard secondary.stale else {

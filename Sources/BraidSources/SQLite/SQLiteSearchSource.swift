@@ -92,6 +92,29 @@ public struct SQLiteSearchSource: SearchSource {
         }
     }
 
+    /// Read in one statement, so the positions and their generation belong together. None of
+    /// `ids` matching reads no generation: nil then, and such positions are never used.
+    public func relevancePositions(of ids: [String], query: String) async throws -> RankPositions? {
+        guard let match = FTSMatchExpression.build(query) else { return RankPositions(positions: [:], matchGeneration: nil) }
+        guard !ids.isEmpty else { return RankPositions(positions: [:], matchGeneration: nil) }
+        guard ids.count <= SearchRequest.maxExcluded else { return nil }
+        do {
+            var statements = SQLiteSearchStatements(match: match, weights: options.weights, popularityWeight: options.popularityWeight)
+            statements.readsGeneration = try await pool.tables().contains("corpus_generation")
+            let statement = statements.positions(of: ids)
+            let rows = try await pool.withConnection { try await $0.query(statement.sql, statement.binds) }
+            var positions: [String: Int] = [:]
+            for row in rows {
+                guard let id = row.column("id")?.string, let position = row.column("position")?.integer else { continue }
+                positions[id] = position
+            }
+            return RankPositions(positions: positions, matchGeneration: Self.matchGeneration(read: rows.prefix(1).map { $0.column("generation")?.string }))
+        } catch let error as SQLiteError {
+            if Task.isCancelled { throw CancellationError() }
+            throw SearchSourceError(.unavailable, "corpus query failed at \(path): \(error)")
+        }
+    }
+
     /// Rows of the page statement and the count statement's one row, either absent when not run;
     /// `countsAll`: the count statement left the excluded ids in.
     private static func result(rows: [SQLiteRow]?, totals: [SQLiteRow]?, countsAll: Bool = false) -> SearchResult {

@@ -69,6 +69,24 @@ struct SQLiteSearchStatements {
                 + excluded.map { .text($0) } + [.integer(request.size), .integer(request.from)])
     }
 
+    /// Where each of `ids` that matches stands in the relevance ranking, 0-based, ties broken
+    /// by corpus row as ``page(_:)`` breaks them: every match is ranked (what a page costs), and
+    /// only the rows of `ids` are read from `recipes`.
+    func positions(of ids: [String]) -> Statement {
+        let table = match.table.rawValue
+        let unique = Self.unique(ids)
+        let placeholders = Array(repeating: "?", count: unique.count).joined(separator: ",")
+        return Statement(
+            sql: """
+                SELECT r.id AS id, s.position AS position\(generationColumn)
+                FROM (SELECT seq, ROW_NUMBER() OVER (ORDER BY score DESC, seq ASC) - 1 AS position
+                    FROM (SELECT \(table).rowid AS seq, \(relevance) AS score FROM \(table) WHERE \(table) MATCH ?)) AS s
+                JOIN recipes AS r ON r.seq = s.seq
+                WHERE s.seq IN (SELECT seq FROM recipes WHERE id IN (\(placeholders)))
+                """,
+            binds: [.text(match.expression)] + unique.map { .text($0) })
+    }
+
     /// Matches minus the excluded ids: T of the interleaving planner. The index alone
     /// answers it: excluded ids become rowids once, instead of joining every match to
     /// `recipes` to read its id (many times the cost of this).

@@ -13,11 +13,18 @@ public protocol SearchSource: Sendable {
     /// `from..<from+size`, and the number of such matches.
     func search(_ request: SearchRequest) async throws -> SearchResult
 
+    /// Where each of `ids` that matches `query` stands in its ``RankingProfile/relevance``
+    /// ranking, with the state of the data that was read; nil when the source cannot say
+    /// (the default), and callers then exclude documents with ``SearchRequest/excluding``.
+    func relevancePositions(of ids: [String], query: String) async throws -> RankPositions?
+
     /// Releases connections; the source must not be used afterwards.
     func shutdown() async throws
 }
 
 extension SearchSource {
+    public func relevancePositions(of ids: [String], query: String) async throws -> RankPositions? { nil }
+
     public func shutdown() async throws {}
 }
 
