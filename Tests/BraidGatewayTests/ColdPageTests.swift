@@ -115,13 +115,17 @@ struct ColdPageTests {
 
     /// A search service over `gateway`'s Redis and corpus with `store`, `source` and caches of
     /// its own: near-cache and pointer cache off (cold), or on (the sequential path once warm).
-    static func service(_ gateway: GatewayAssembly, store: any SnapshotStore, source: any SearchSource, cold: Bool) -> SearchService {
+    /// `positions`: pages leave B's placed documents out by where they stand in A, when the
+    /// source can say (``SearchService/liveRange(query:excluding:range:vouched:positionsOf:)``).
+    static func service(
+        _ gateway: GatewayAssembly, store: any SnapshotStore, source: any SearchSource, cold: Bool, positions: Bool = false
+    ) -> SearchService {
         let search = gateway.routes.search
         return SearchService(
             arms: search.arms,
             snapshots: SnapshotReader(store: store, nearCacheBytes: cold ? 0 : 64 << 20, pointerTTL: cold ? .zero : .seconds(3_600)),
             misses: search.misses, source: source, codec: search.codec, impressions: search.impressions,
-            cursorTTLSeconds: 600, liveTimeout: .seconds(30), logger: Logger(label: "test"))
+            cursorTTLSeconds: 600, liveTimeout: .seconds(30), placedPositionsBytes: positions ? 1 << 20 : 0, logger: Logger(label: "test"))
     }
 
     /// A gateway over a fresh corpus of `documents` recipes, with the real store on its Redis,
@@ -231,15 +235,66 @@ struct ColdPageTests {
         }
     }
 
-    /// The real source, each request recorded.
+    /// The real source, each request recorded (and each read of positions counted).
     final class RecordingSource: SearchSource {
         let base: any SearchSource
         let requests = Mutex<[SearchRequest]>([])
+        let positionReads = Atomic<Int>(0)
         init(base: any SearchSource) { self.base = base }
 
         func search(_ request: SearchRequest) async throws -> SearchResult {
             requests.withLock { $0.append(request) }
             return try await base.search(request)
+        }
+
+        func relevancePositions(of ids: [String], query: String) async throws -> RankPositions? {
+            positionReads.add(1, ordering: .relaxed)
+            return try await base.relevancePositions(of: ids, query: query)
+        }
+    }
+
+    @Test("A warm page leaves B out of A by where B's documents stand in A, read once per snapshot; while the corpus changes it excludes them in the query, and reads the positions again once it has settled")
+    func aWarmPageLeavesBOutByItsPositionsInA() async throws {
+        try await Self.withCorpus(documents: 400) { gateway, store, sqlite, materializer in
+            _ = try await materializer.materialize(.init(ranking: "featured", query: "curry"), id: UUID().uuidString, ttlSeconds: nil, requestedAt: Date())
+            let version = try #require(try await store.currentVersion(ranking: "featured", query: "curry"))
+            let snapshot = try #require(try await store.storedSnapshot(ranking: "featured", query: "curry", version: version)).snapshot
+
+            let recording = RecordingSource(base: sqlite)
+            let byPositions = Self.service(gateway, store: store, source: recording, cold: false, positions: true)
+            let excluding = Self.service(gateway, store: store, source: sqlite, cold: false)
+            /// Pages 1 to 3 of one session on both services, equal; what the positions side asked.
+            func pagesAreEqual(_ label: Comment) async throws -> [SearchRequest] {
+                for service in [byPositions, excluding] { _ = try await service.snapshots.current(ranking: "featured", query: "curry") }
+                recording.requests.withLock { $0.removeAll() }
+                for page in 1...3 {
+                    let now = Date()
+                    let parameters = SearchParameters(query: "curry", perPage: 10, page: page, session: "p1")
+                    var got = try await byPositions.page(parameters, now: now)
+                    var expected = try await excluding.page(parameters, now: now)
+                    try #require(got.interleaving.snapshot == version, label)
+                    got.impressionID = nil
+                    expected.impressionID = nil
+                    got.nextCursor = nil
+                    expected.nextCursor = nil
+                    #expect(got == expected, "page \(page), \(label)")
+                }
+                return recording.requests.withLock { $0 }
+            }
+            let settled = try await pagesAreEqual("in the snapshot's generation")
+            #expect(recording.positionReads.load(ordering: .relaxed) == 1)
+            #expect(settled.count == 3 && settled.allSatisfy { $0.excluding.isEmpty }, "\(settled)")
+
+            // The corpus changes: the first page finds the positions stale and excludes B, as do
+            // the pages while the generation holds once; then the positions are read again.
+            try await CorpusWriter.add([CorpusRecipe(id: snapshot.documents[0].id, title: "Plain bread")], path: sqlite.path)
+            let changed = try await pagesAreEqual("after the corpus changed")
+            // (Their totals are counted without B too: the snapshot's generation is gone.)
+            #expect(changed.filter { !$0.excluding.isEmpty && $0.size > 0 }.count == 2, "\(changed)")
+            #expect(recording.positionReads.load(ordering: .relaxed) == 2)
+            let again = try await pagesAreEqual("once the corpus settled")
+            #expect(again.allSatisfy { $0.excluding.isEmpty }, "\(again)")
+            #expect(recording.positionReads.load(ordering: .relaxed) == 2)
         }
     }
 

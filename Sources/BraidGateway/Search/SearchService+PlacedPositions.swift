@@ -11,6 +11,19 @@ struct PlacedPositionsKey: Hashable, Sendable {
     var placed: Int
 }
 
+/// What a gateway knows of where one snapshot's placed documents stand in A.
+enum PlacedPositions: Sendable {
+    /// Read in ``RankPositions/matchGeneration``, and usable while pages read that one.
+    case known(RankPositions)
+    /// A page found the corpus in `generation`, not the one the positions were read in: pages
+    /// exclude B in their query until one finds the same generation again (the corpus has
+    /// settled), which reads the positions anew. A corpus written between every two pages so
+    /// costs a page no more than excluding does, instead of a read of the positions each time.
+    case settling(generation: String?)
+    /// The source cannot say, or the positions name no generation.
+    case unavailable
+}
+
 extension SearchService {
     /// A's range with B's placed documents left out by where they stand in A: the plain
     /// ranking's rows that hold the range (``RankPositions/window(covering:)``), from which the
@@ -19,49 +32,66 @@ extension SearchService {
     /// and its bound ids were most of what an interleaved page cost more than a live-only one.
     ///
     /// The positions are read once per snapshot version and kept (``placedPositions``); they
-    /// hold while the source reads the generation they were read in. A page read in another
-    /// one takes the excluding statement, and the positions are read again for the next page.
+    /// hold while the source reads the generation they were read in (``PlacedPositions``).
     func liveRange(
         query: String, excluding placed: [String], range: Range<Int>, vouched: String?, positionsOf key: PlacedPositionsKey?
     ) async throws(GatewayError) -> SearchResult {
-        guard let key, !placed.isEmpty, !range.isEmpty, let positions = await placedPositions(key, query: query, placed: placed) else {
+        guard let key, let cache = placedPositions, !placed.isEmpty, !range.isEmpty else {
             return try await liveRange(query: query, excluding: placed, range: range, vouched: vouched)
         }
-        let window = positions.window(covering: range)
-        let result = try await live(SearchRequest(query: query, from: window.lowerBound, size: window.count, profile: .relevance))
-        guard let generation = result.matchGeneration, generation == positions.matchGeneration else {
-            await readPlacedPositions(key, query: query, placed: placed)
-            return try await liveRange(query: query, excluding: placed, range: range, vouched: vouched)
+        let state: PlacedPositions
+        if let kept = cache.value(for: key) {
+            state = kept
+        } else {
+            state = await readPlacedPositions(key, query: query, placed: placed)
         }
-        let hits = result.hits.lazy.filter { !positions.contains($0.id) }.prefix(range.count)
-        return SearchResult(hits: Array(hits), total: max(0, result.total - positions.count), matchGeneration: generation)
+        switch state {
+        case .unavailable:
+            return try await liveRange(query: query, excluding: placed, range: range, vouched: vouched)
+        case .settling(let awaited):
+            let result = try await liveRange(query: query, excluding: placed, range: range, vouched: vouched)
+            if let generation = result.matchGeneration, generation == awaited {
+                await readPlacedPositions(key, query: query, placed: placed)
+            } else {
+                keep(.settling(generation: result.matchGeneration), for: key)
+            }
+            return result
+        case .known(let positions):
+            let window = positions.window(covering: range)
+            let result = try await live(SearchRequest(query: query, from: window.lowerBound, size: window.count, profile: .relevance))
+            guard let generation = result.matchGeneration, generation == positions.matchGeneration else {
+                keep(.settling(generation: result.matchGeneration), for: key)
+                return try await liveRange(query: query, excluding: placed, range: range, vouched: vouched)
+            }
+            let hits = result.hits.lazy.filter { !positions.contains($0.id) }.prefix(range.count)
+            return SearchResult(hits: Array(hits), total: max(0, result.total - positions.count), matchGeneration: generation)
+        }
     }
 
-    /// The kept positions of `key`'s placed documents, read now when not kept; nil when the
-    /// source cannot say, the cache is off, or the read failed (the page then excludes them).
-    func placedPositions(_ key: PlacedPositionsKey, query: String, placed: [String]) async -> RankPositions? {
-        guard let cache = placedPositions else { return nil }
-        if let kept = cache.value(for: key) { return kept.matchGeneration == nil ? nil : kept }
-        return await readPlacedPositions(key, query: query, placed: placed)
-    }
-
-    /// Reads `key`'s positions and keeps them (replacing any kept). What a source that cannot
-    /// say answers, and positions without a generation, are kept too, unused, so a page of
-    /// that snapshot does not ask again.
+    /// Reads `key`'s positions and keeps what was learnt (a failed read keeps nothing: the
+    /// next page asks again).
     @discardableResult
-    func readPlacedPositions(_ key: PlacedPositionsKey, query: String, placed: [String]) async -> RankPositions? {
-        guard let cache = placedPositions else { return nil }
+    func readPlacedPositions(_ key: PlacedPositionsKey, query: String, placed: [String]) async -> PlacedPositions {
         let read: RankPositions?
         do {
             read = try await Deadline.run(timeout: liveTimeout) { [source] in try await source.relevancePositions(of: placed, query: query) }
         } catch {
             logger.debug("placed documents' positions not read; the page excludes them", metadata: ["error": "\(error)"])
-            return nil
+            return .unavailable
         }
-        let kept = read ?? RankPositions(positions: [:], matchGeneration: nil)
+        let state: PlacedPositions = read.map { $0.matchGeneration == nil ? .unavailable : .known($0) } ?? .unavailable
+        keep(state, for: key)
+        return state
+    }
+
+    private func keep(_ state: PlacedPositions, for key: PlacedPositionsKey) {
         // Ids and positions, with the dictionary's overhead.
-        let bytes = 64 + kept.positions.keys.reduce(0) { $0 + $1.utf8.count + 48 }
-        cache.insert(kept, bytes: bytes, for: key)
-        return kept.matchGeneration == nil ? nil : kept
+        let bytes: Int
+        if case .known(let positions) = state {
+            bytes = 64 + positions.positions.keys.reduce(0) { $0 + $1.utf8.count + 48 }
+        } else {
+            bytes = 64
+        }
+        placedPositions?.insert(state, bytes: bytes, for: key)
     }
 }

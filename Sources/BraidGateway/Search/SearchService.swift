@@ -33,7 +33,7 @@ public struct SearchService: Sendable {
     /// Where B's placed documents stand in A, per snapshot version
     /// (``liveRange(query:excluding:range:vouched:positionsOf:)``); nil: pages exclude them in
     /// the live query.
-    let placedPositions: NearCache<PlacedPositionsKey, RankPositions>?
+    let placedPositions: NearCache<PlacedPositionsKey, PlacedPositions>?
     let logger: Logger
 
     /// - Parameter placedPositionsBytes: the bound of ``placedPositions``; 0 turns it off.
