@@ -40,10 +40,10 @@ struct BatchDedupTests {
                 logger: Logger(label: "test"))
             let counted = GatewayRoutes(
                 search: routes.search, components: components, events: routes.events, readiness: routes.readiness,
-                defaultPerPage: routes.defaultPerPage, batchTimeout: .seconds(10))
+                defaultPerPage: routes.defaultPerPage, batchTimeout: .seconds(60))
             try await Application(router: counted.router()).test(.router) { client in
                 let names = Array(repeating: "\"recommended\"", count: 19) + ["\"creators\""]
-                let body = #"{"user":"u00001","timeout_ms":10000,"components":[\#(names.joined(separator: ","))]}"#
+                let body = #"{"user":"u00001","components":[\#(names.joined(separator: ","))]}"#
                 let response = try JSONBody(try await client.execute(
                     uri: "/v1/feeds/home/components:batchGet", method: .post, body: ByteBuffer(string: body)))
                 #expect(response.status == 200, "\(response.object)")

@@ -61,7 +61,7 @@ struct DegradedGatewayTests {
             #expect(single["source"] as? String == "live")
             #expect(!Self.items(single).isEmpty)
 
-            let body = #"{"user":"u00002","components":["carousel","recommended","popular-dessert"],"timeout_ms":10000}"#
+            let body = #"{"user":"u00002","components":["carousel","recommended","popular-dessert"]}"#
             let response = try await client.execute(uri: "/v1/feeds/home/components:batchGet", method: .post, body: ByteBuffer(string: body))
             let batch = try JSONBody(response)
             #expect(batch.status == 200, "\(batch.object)")

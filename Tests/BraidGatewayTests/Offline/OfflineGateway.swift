@@ -72,7 +72,11 @@ enum OfflineGateway {
         configuration.kafka.properties["log_level"] = "0"
         configuration.search.sqlite.path = corpus
         configuration.gateway.port = 0
-        configuration.gateway.liveTimeout = .milliseconds(10_000)
+        // Generous, as GatewayHarness's: beside the rest of the fast tier (and CI's release build)
+        // a 120-recipe query once waited more than 10 s for a thread and turned into a 503.
+        // Deadlines have tests of their own.
+        configuration.gateway.liveTimeout = .seconds(60)
+        configuration.gateway.batchTimeout = .seconds(10)  // the most a batch may wait
         configuration.interleaving.arms = [.init(name: "ab", weight: 100)]
         configure(&configuration)
         let result = try await GatewayHarness.with(configuration, waitForRedis: false, live: live) { client, gateway in
