@@ -32,7 +32,7 @@ struct LayoutExperimentTests {
         let configuration = Self.configuration(fixture)
         let worker = try await fixture.startWorker("layout-worker")
         defer { worker.signal(SIGTERM) }
-        try await GatewayHarness.with(configuration) { client, _ in
+        try await GatewayHarness.with(configuration) { client, gateway in
             var events: [[String: Any]] = []
             var users: [String: Int] = [:]
             var clicks: [String: Int] = [:]
@@ -57,21 +57,23 @@ struct LayoutExperimentTests {
                 let accepted = try JSONBody(try await client.execute(uri: "/v1/events", method: .post, body: ByteBuffer(bytes: body)))
                 #expect(accepted["accepted"] as? Int == batch.count, "\(accepted.object)")
             }
-            // Wait for the worker, then read once more: that read takes the look the final counts make due.
+            // Wait for the worker by reading its counters in Redis, then read the outcome once:
+            // that read takes the looks the final counts make due. (Reading the outcome while
+            // waiting would take a look as soon as 80 users are in, with some of their clicks
+            // still on the way: a click may reach Kafka after its impression.)
             let deadline = ContinuousClock.now + .seconds(60)
-            func layoutOutcome() async throws -> [String: Any] {
-                let response = try await client.json("/v1/experiments/\(Self.experiment)")
-                #expect(response.status == 200 && response["impressions"] as? Int == 0, "no interleaved pages: \(response.object)")
-                return try #require(response["layout"] as? [String: Any], "\(response.object)")
-            }
+            let counters = configuration.redis.cacheKeys.experiment(Self.experiment).counters
             while true {
-                let outcome = try await layoutOutcome()
-                let credited = (outcome["variants"] as? [[String: Any]] ?? []).map { ($0["impressions"] as? Int ?? 0) + ($0["clicks"] as? Int ?? 0) }
-                if credited.reduce(0, +) == 80 + clicks.values.reduce(0, +) { break }
-                try #require(ContinuousClock.now < deadline, "the worker did not credit every event: \(outcome)")
+                let fields = try await gateway.redis.hgetall(counters)
+                let credited = fields.filter { $0.key.hasPrefix("layout:") && ($0.key.hasSuffix(":impressions") || $0.key.hasSuffix(":clicks")) }
+                    .map { Int(String(buffer: $0.value)) ?? 0 }.reduce(0, +)
+                if credited == 80 + clicks.values.reduce(0, +) { break }
+                try #require(ContinuousClock.now < deadline, "the worker did not credit every event: \(fields.mapValues { String(buffer: $0) })")
                 try await Task.sleep(for: .milliseconds(200))
             }
-            let outcome = try await layoutOutcome()
+            let response = try await client.json("/v1/experiments/\(Self.experiment)")
+            #expect(response.status == 200 && response["impressions"] as? Int == 0, "no interleaved pages: \(response.object)")
+            let outcome = try #require(response["layout"] as? [String: Any], "\(response.object)")
             #expect(outcome["kind"] as? String == "layout" && outcome["feed"] as? String == "home", "\(outcome)")
             let variants = try #require(outcome["variants"] as? [[String: Any]])
             #expect(variants.map { $0["name"] as? String } == ["control", "recommended-first"])
