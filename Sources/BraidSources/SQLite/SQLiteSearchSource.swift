@@ -62,8 +62,7 @@ public struct SQLiteSearchSource: SearchSource {
         try request.validate()
         guard let match = FTSMatchExpression.build(request.query) else { return .empty }
         do {
-            var statements = SQLiteSearchStatements(match: match, weights: options.weights, popularityWeight: options.popularityWeight)
-            statements.readsGeneration = try await pool.tables().contains("corpus_generation")
+            let statements = try await statements(for: match)
             let page = statements.page(request)
             let countsAll = !request.countsExcluded && !request.excluding.isEmpty
             let count = statements.count(excluding: countsAll ? [] : request.excluding, only: request.ids)
@@ -99,8 +98,7 @@ public struct SQLiteSearchSource: SearchSource {
         guard !ids.isEmpty else { return RankPositions(positions: [:], matchGeneration: nil) }
         guard ids.count <= SearchRequest.maxExcluded else { return nil }
         do {
-            var statements = SQLiteSearchStatements(match: match, weights: options.weights, popularityWeight: options.popularityWeight)
-            statements.readsGeneration = try await pool.tables().contains("corpus_generation")
+            let statements = try await statements(for: match)
             let statement = statements.positions(of: ids)
             let rows = try await pool.withConnection { try await $0.query(statement.sql, statement.binds) }
             var positions: [String: Int] = [:]
@@ -113,6 +111,14 @@ public struct SQLiteSearchSource: SearchSource {
             if Task.isCancelled { throw CancellationError() }
             throw SearchSourceError(.unavailable, "corpus query failed at \(path): \(error)")
         }
+    }
+
+    /// The statements of `match` under this source's options, reading the corpus generation
+    /// when the corpus has one.
+    private func statements(for match: FTSMatchExpression) async throws -> SQLiteSearchStatements {
+        var statements = SQLiteSearchStatements(match: match, weights: options.weights, popularityWeight: options.popularityWeight)
+        statements.readsGeneration = try await pool.tables().contains("corpus_generation")
+        return statements
     }
 
     /// Rows of the page statement and the count statement's one row, either absent when not run;
