@@ -88,4 +88,9 @@ public struct RedisUnexpectedReplyError: Error, Sendable, CustomStringConvertibl
     public let command: String
     public let reply: RESPValue
     public var description: String { "unexpected reply to \(command): \(reply)" }
+
+    public init(command: String, reply: RESPValue) {
+        self.command = command
+        self.reply = reply
+    }
 }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import BraidConfig
 import BraidCore
 import BraidGateway
+import BraidRedis
 import Foundation
 import Logging
 import NIOCore
@@ -77,15 +78,22 @@ struct JWKSFetchError: Error, CustomStringConvertible {
 }
 
 extension BraidConfiguration {
-    /// The public listener's per-caller limits (`gateway.rate_limits`); nil when disabled.
-    public var rateLimiter: RateLimiter? {
+    /// The public listener's per-caller limits (`gateway.rate_limits`), with the shared budget
+    /// to run beside the server when they are fleet-wide; nil when disabled.
+    public func rateLimiter(redis: RedisClient) -> (limiter: RateLimiter, shared: SharedRateBudget?)? {
         let limits = gateway.rateLimits
         guard limits.enabled else { return nil }
         func limit(_ bucket: BucketSection) -> TokenBuckets<String>.Limit {
             .init(ratePerSecond: bucket.ratePerSecond, burst: Double(bucket.burst))
         }
-        return RateLimiter(
+        let shared = limits.shared
+            ? SharedRateBudget(
+                redis: redis, keys: self.redis.cacheKeys, perIdentity: limit(limits.perIdentity), perAddress: limit(limits.perAddress),
+                maxCallers: limits.maxCallers)
+            : nil
+        let limiter = RateLimiter(
             perIdentity: limit(limits.perIdentity), perAddress: limit(limits.perAddress), maxCallers: limits.maxCallers,
-            exemptLoopback: limits.exemptLoopback)
+            exemptLoopback: limits.exemptLoopback, shared: shared)
+        return (limiter, shared)
     }
 }

@@ -13,17 +13,7 @@ struct DashboardTests {
         let expressions = panels.flatMap { ($0["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String } }
         #expect(expressions.count >= 6)
         let exported = try Deploy.exportedMetricNames()
-        let pattern = try NSRegularExpression(pattern: "braid_[a-z_]+")
-        var used: Set<String> = []
-        for expression in expressions {
-            for match in pattern.matches(in: expression, range: NSRange(expression.startIndex..., in: expression)) {
-                var name = (expression as NSString).substring(with: match.range)
-                for suffix in ["_bucket", "_sum", "_count"] where name.hasSuffix(suffix) && !exported.contains(name) {
-                    name = String(name.dropLast(suffix.count))
-                }
-                used.insert(name)
-            }
-        }
+        let used = try Deploy.metricNames(in: expressions, exported: exported)
         for name in used { #expect(exported.contains(name), "the dashboard queries \(name), which no code exports") }
         for needed in [
             "braid_http_requests_total", "braid_http_request_duration_seconds", "braid_gateway_near_cache_hits_total",

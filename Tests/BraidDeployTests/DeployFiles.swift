@@ -148,6 +148,22 @@ enum Deploy {
         Set(MetricName.allCases.map(\.rawValue) + KafkaMetricName.allCases.map(\.rawValue))
     }
 
+    /// The `braid_…` metrics PromQL `expressions` read, a histogram's series by its name.
+    static func metricNames(in expressions: [String], exported: Set<String>) throws -> Set<String> {
+        let pattern = try NSRegularExpression(pattern: "braid_[a-z_]+")
+        var used: Set<String> = []
+        for expression in expressions {
+            for match in pattern.matches(in: expression, range: NSRange(expression.startIndex..., in: expression)) {
+                var name = (expression as NSString).substring(with: match.range)
+                for suffix in ["_bucket", "_sum", "_count"] where name.hasSuffix(suffix) && !exported.contains(name) {
+                    name = String(name.dropLast(suffix.count))
+                }
+                used.insert(name)
+            }
+        }
+        return used
+    }
+
     struct Container {
         let value: Any
 

@@ -10,19 +10,27 @@ import Synchronization
 /// verified user, or, for a request without one, per client address (through
 /// ``TrustedProxies``; an IPv6 client by its /64, which one subscriber holds whole).
 ///
-/// The buckets live in this process (no Redis round trip on the page path), so a cluster of N
-/// gateways behind a balancer admits up to N × the configured rate from one caller; configure
-/// the per-gateway rate as the cluster's rate divided by N. There is no store to go down: the
-/// only way the limiter fails is a table full of active callers (``TokenBuckets``), and then it
-/// admits the new caller and counts it (`braid_gateway_rate_limit_untracked_total`).
+/// With a ``SharedRateBudget`` (`gateway.rate_limits.shared`, the default) the buckets are
+/// fleet-wide: a request is admitted when this gateway holds a token of the caller's bucket in
+/// Redis (taken in batches in the background: no Redis round trip on the page path) and its
+/// local bucket agrees, so N gateways behind a balancer admit about the configured rate, not
+/// N times it. While Redis cannot be reached, the local buckets decide alone (fail open to the
+/// per-gateway rate), counted by `braid_gateway_rate_limit_shared_unavailable_total`.
+/// Otherwise the limiter fails only when its table is full of active callers
+/// (``TokenBuckets``): it admits the new caller and counts it
+/// (`braid_gateway_rate_limit_untracked_total`).
 public final class RateLimiter: Sendable {
     private let identities: Mutex<TokenBuckets<String>>
     private let addresses: Mutex<TokenBuckets<String>>
-    private let origin = ContinuousClock.now
+    private let shared: SharedRateBudget?
     /// Callers at a loopback address go unlimited (`gateway.rate_limits.exempt_loopback`).
     let exemptsLoopback: Bool
 
-    public init(perIdentity: TokenBuckets<String>.Limit, perAddress: TokenBuckets<String>.Limit, maxCallers: Int, exemptLoopback: Bool = false) {
+    public init(
+        perIdentity: TokenBuckets<String>.Limit, perAddress: TokenBuckets<String>.Limit, maxCallers: Int, exemptLoopback: Bool = false,
+        shared: SharedRateBudget? = nil
+    ) {
+        self.shared = shared
         identities = Mutex(TokenBuckets(limit: perIdentity, capacity: maxCallers))
         addresses = Mutex(TokenBuckets(limit: perAddress, capacity: maxCallers))
         exemptsLoopback = exemptLoopback
@@ -32,37 +40,65 @@ public final class RateLimiter: Sendable {
         case identity(String)
         case address(String)
 
-        var kind: String {
+        var kind: Kind {
             switch self {
-            case .identity: "identity"
-            case .address: "address"
+            case .identity: .identity
+            case .address: .address
             }
         }
     }
 
+    /// Which bucket a caller has (the `kind` label of the metrics).
+    public enum Kind: String, Sendable, Hashable {
+        case identity, address
+    }
+
+    private static let origin = ContinuousClock.now
+
+    /// Seconds on the monotonic clock the buckets share.
+    static func now() -> Double {
+        let elapsed = ContinuousClock.now - origin
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
     /// Takes a token for `caller`; throws the 429 when its bucket is empty.
     public func take(_ caller: Caller) throws(GatewayError) {
-        let elapsed = ContinuousClock.now - origin
-        let now = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let now = Self.now()
+        let kind = caller.kind
+        let key: String
         let result: (decision: TokenBuckets<String>.Decision, tracked: Int)
         switch caller {
-        case .identity(let user): result = identities.withLock { ($0.take(user, now: now), $0.count) }
-        case .address(let address): result = addresses.withLock { ($0.take(Self.key(address: address), now: now), $0.count) }
+        case .identity(let user):
+            key = user
+            result = identities.withLock { ($0.take(key, now: now), $0.count) }
+        case .address(let address):
+            key = Self.key(address: address)
+            result = addresses.withLock { ($0.take(key, now: now), $0.count) }
         }
-        let (decision, tracked) = result
-        Gauge(.gatewayRateLimitCallers, dimensions: [("kind", caller.kind)]).record(tracked)
-        switch decision {
-        case .admitted:
+        let (local, tracked) = result
+        Gauge(.gatewayRateLimitCallers, dimensions: [("kind", kind.rawValue)]).record(tracked)
+        // The local bucket first: a request it refuses spends no token of the fleet's.
+        if case .rejected(let retryAfter) = local { throw Self.rejection(kind, retryAfter: retryAfter) }
+        if local == .untracked { Counter(.gatewayRateLimitUntracked, dimensions: [("kind", kind.rawValue)]).increment() }
+        guard let shared else { return }
+        switch shared.take(kind, key, now: now) {
+        case .admitted, .pending:
             return
+        case .unavailable:
+            Counter(.gatewayRateLimitSharedUnavailable, dimensions: [("kind", kind.rawValue)]).increment()
         case .untracked:
-            Counter(.gatewayRateLimitUntracked, dimensions: [("kind", caller.kind)]).increment()
+            Counter(.gatewayRateLimitUntracked, dimensions: [("kind", kind.rawValue)]).increment()
         case .rejected(let retryAfter):
-            Counter(.gatewayRateLimitRejections, dimensions: [("kind", caller.kind)]).increment()
-            let seconds = max(1, Int(retryAfter.rounded(.up)))
-            throw GatewayError(
-                .tooManyRequests, code: "rate_limited", "too many requests from this \(caller.kind == "identity" ? "user" : "address"); retry after \(seconds) s",
-                headers: [.retryAfter: "\(seconds)"])
+            throw Self.rejection(kind, retryAfter: retryAfter)
         }
+    }
+
+    private static func rejection(_ kind: Kind, retryAfter: Double) -> GatewayError {
+        Counter(.gatewayRateLimitRejections, dimensions: [("kind", kind.rawValue)]).increment()
+        let seconds = max(1, Int(retryAfter.rounded(.up)))
+        return GatewayError(
+            .tooManyRequests, code: "rate_limited", "too many requests from this \(kind == .identity ? "user" : "address"); retry after \(seconds) s",
+            headers: [.retryAfter: "\(seconds)"])
     }
 
     /// The bucket of an address: itself for IPv4, its /64 for IPv6 (a subscriber gets a whole
