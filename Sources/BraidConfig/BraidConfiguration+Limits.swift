@@ -2,9 +2,14 @@ import BraidCore
 
 extension BraidConfiguration {
     /// `gateway.rate_limits`: a token bucket per verified user (`per_identity`) and per client
-    /// address (`per_address`, through `gateway.trusted_proxies`), in each gateway process.
+    /// address (`per_address`, through `gateway.trusted_proxies`), shared by the gateways
+    /// through Redis (`shared`) or kept by each gateway process.
     public struct RateLimitsSection: Codable, Sendable, Equatable {
         public var enabled = true
+        /// Whether the buckets are fleet-wide (in Redis, taken in batches off the request path),
+        /// so N gateways admit a caller's configured rate, not N times it. Off: each gateway
+        /// keeps its own buckets.
+        public var shared = true
         /// Requests of one verified user (`identity.mode` jwt or proxy).
         public var perIdentity = BucketSection(ratePerSecond: 20, burst: 40)
         /// Requests of one client address (an IPv6 client by its /64) without a verified user.
@@ -40,10 +45,13 @@ extension BraidConfiguration {
         @Seconds public var halving: Duration = .seconds(600)
         /// Counters per row of the sketch (4 rows of one byte each): 65,536 = 256 KiB.
         public var sketchWidth = 65_536
+        /// Whether sightings are counted across the fleet (a sketch in Redis, recorded on a miss
+        /// only); each gateway's own sketch decides when off, or while Redis fails.
+        public var shared = true
         public init() {}
 
         enum CodingKeys: String, CodingKey {
-            case threshold, halving = "halvingSeconds", sketchWidth
+            case threshold, halving = "halvingSeconds", sketchWidth, shared
         }
     }
 

@@ -54,6 +54,11 @@ extension BraidConfiguration {
                     + "\(ImpressionValidity.impressionStateTTLSeconds) s impression state, so an old impression id cannot count twice)")
         }
         guard (Duration.zero ... .seconds(60)).contains(gateway.pointerCache) else { throw fail("gateway.pointer_cache_ms must be 0-60000") }
+        guard (Duration.seconds(1) ... .seconds(600)).contains(gateway.missLeaseTtl) else { throw fail("gateway.miss_lease_ttl_seconds must be 1-600") }
+        guard (Duration.zero ... .seconds(10)).contains(gateway.missLeaseWait), gateway.missLeaseWait < gateway.missLeaseTtl else {
+            throw fail("gateway.miss_lease_wait_ms must be 0-10000 and shorter than gateway.miss_lease_ttl_seconds")
+        }
+        guard (Duration.zero ... .seconds(3_600)).contains(gateway.refreshAhead) else { throw fail("gateway.refresh_ahead_ms must be 0-3600000") }
         guard (Duration.milliseconds(50) ... .seconds(60)).contains(gateway.keyTrackingHeartbeat) else {
             throw fail("gateway.key_tracking_heartbeat_ms must be 50-60000")
         }

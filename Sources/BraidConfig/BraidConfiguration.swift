@@ -357,6 +357,17 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var defaultPerPage = 20
         /// Default deadline of each component in a batchGet; a slower one comes back pending.
         @Milliseconds public var batchTimeout: Duration = .milliseconds(250)
+        /// How long a gateway's lease on computing a missed snapshot inline lasts: the other
+        /// gateways wait for it rather than compute the same, and a holder that died blocks
+        /// nobody past it. Longer than a computation takes at a million documents.
+        @Seconds public var missLeaseTtl: Duration = .seconds(30)
+        /// How long a page whose missed snapshot another gateway is computing waits for it;
+        /// past it the page is served live-only. 0: never waits.
+        @Milliseconds public var missLeaseWait: Duration = .milliseconds(500)
+        /// How long a component's refresh takes to land (request, worker, write), generously:
+        /// the δ of probabilistic early refresh, so a stored component read under steady traffic
+        /// is asked for again a few δ before it expires. 0: only a miss asks.
+        @Milliseconds public var refreshAhead: Duration = .seconds(5)
         /// Token buckets per caller on the public routes (``RateLimitsSection``).
         public var rateLimits = RateLimitsSection()
         /// Which misses earn a stored snapshot (``AdmissionSection``).
@@ -369,6 +380,7 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
             case impressionWindow = "impressionWindowSeconds", walkMaxBytes, nearCacheBytes, pointerCache = "pointerCacheMs"
             case keyTracking, keyTrackingHeartbeat = "keyTrackingHeartbeatMs", memoryTrim = "memoryTrimMs"
             case liveTimeout = "liveTimeoutMs", broadSearchConcurrency, defaultPerPage, batchTimeout = "batchTimeoutMs"
+            case missLeaseTtl = "missLeaseTtlSeconds", missLeaseWait = "missLeaseWaitMs", refreshAhead = "refreshAheadMs"
             case rateLimits, admission
         }
     }

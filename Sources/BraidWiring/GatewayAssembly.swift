@@ -61,8 +61,11 @@ public struct GatewayAssembly: Sendable {
         let impressions = ImpressionCodec(key: gateway.impressionKey, retired: retiredImpressions)
         let liveTimeout = gateway.liveTimeout
         let cursorTTLSeconds = Int(gateway.cursorTtl.wholeSeconds)
+        let halving = Int(gateway.admission.halving.wholeSeconds)
         let admission = PrecomputeAdmission(
-            threshold: gateway.admission.threshold, halvingSeconds: Int(gateway.admission.halving.wholeSeconds), sketchWidth: gateway.admission.sketchWidth)
+            threshold: gateway.admission.threshold, halvingSeconds: halving, sketchWidth: gateway.admission.sketchWidth,
+            shared: gateway.admission.shared
+                ? SharedSightings(redis: redis, keys: keys, width: gateway.admission.sketchWidth, halvingSeconds: halving) : nil)
         var background: [any Service] = []
         let tracked = gateway.keyTracking ? TrackedVersions() : nil
         let keyTracker = tracked.map { tracked in
@@ -80,14 +83,19 @@ public struct GatewayAssembly: Sendable {
                 store: store, nearCacheBytes: gateway.nearCacheBytes, pointerTTL: gateway.pointerCache, tracked: tracked),
             misses: SnapshotMisses(
                 materializer: RankingMaterializer(store: store, source: source, rankings: configuration.materializedRankings),
-                requests: requests, admission: admission, logger: logger),
+                requests: requests, admission: admission,
+                lease: SnapshotLease(redis: redis, keys: keys, ttl: gateway.missLeaseTtl, wait: gateway.missLeaseWait), logger: logger),
             source: source, codec: codec, impressions: impressions, cursorTTLSeconds: cursorTTLSeconds,
             liveTimeout: liveTimeout, walks: gateway.walkMaxBytes > 0 ? WalkStore(redis: redis, keys: keys, maxBytes: gateway.walkMaxBytes) : nil,
             broadSearchConcurrency: gateway.broadSearchConcurrency, placedPositionsBytes: gateway.nearCacheBytes / 16, logger: logger)
+        let refreshAhead = gateway.refreshAhead > .zero
+            ? ComponentRefreshAhead(policy: EarlyRefresh(delta: Double(gateway.refreshAhead.wholeMilliseconds) / 1_000), requests: requests) : nil
+        if let refreshAhead { background.append(refreshAhead) }
         let components = ComponentService(
             feeds: configuration.feeds, store: store, provider: provider, search: search, requests: requests, codec: codec,
             cursorTTLSeconds: cursorTTLSeconds, storedItems: configuration.worker.componentItems, liveTimeout: liveTimeout,
-            nearCacheBytes: gateway.nearCacheBytes, admission: admission, tracked: tracked, layoutImpressions: impressions, logger: logger)
+            nearCacheBytes: gateway.nearCacheBytes, admission: admission, tracked: tracked, layoutImpressions: impressions,
+            refreshAhead: refreshAhead, logger: logger)
         let events = EventService(
             codec: impressions, producer: producer, topic: configuration.kafka.eventsTopic,
             experiments: ExperimentStore(redis: redis, keys: keys), windowSeconds: Int(gateway.impressionWindow.wholeSeconds),
@@ -111,13 +119,15 @@ public struct GatewayAssembly: Sendable {
             console = ConsoleRoutes(settings: settings, history: history, workers: workers, search: search, layoutExperiments: Array(layoutDesigns.keys))
             background.append(ExperimentSampler(history: history, events: events))
         }
+        let limits = configuration.rateLimiter(redis: redis)
+        if let shared = limits?.shared { background.append(shared) }
         let (identity, refresher) = configuration.userIdentity()
         if let refresher { background.append(refresher) }
         self.routes = GatewayRoutes(
             search: search, components: components, events: events, readiness: Readiness(redis: redis, source: source, layoutDesigns: layoutStatus),
             defaultPerPage: gateway.defaultPerPage, batchTimeout: gateway.batchTimeout, console: console,
             tracing: configuration.tracing.enabled, identity: identity, access: configuration.accessPolicy(listeners: listeners),
-            rateLimiter: configuration.rateLimiter)
+            rateLimiter: limits?.limiter)
         self.background = background
         self.keyTracker = keyTracker
         self.redis = redis

@@ -6,10 +6,14 @@ import BraidCore
 /// - `<prefix>:{rank:<ranking>:<qdigest>}:cur` — current snapshot version (decimal)
 /// - `<prefix>:{rank:<ranking>:<qdigest>}:v:<version>` — one immutable snapshot
 /// - `<prefix>:{rank:<ranking>:<qdigest>}:refresh` — refresh-ahead deduplication marker
+/// - `<prefix>:{rank:<ranking>:<qdigest>}:lease` — the lease of the gateway computing a missed snapshot
 /// - `<prefix>:{comp:<feed>:<type>:<sdigest>}:content` — a component's content (hash)
 /// - `<prefix>:{comp:<feed>:<type>:<sdigest>}:requested` — materialize-request deduplication marker
+/// - `<prefix>:{comp:<feed>:<type>:<sdigest>}:refresh` — refresh-ahead deduplication marker
 /// - `<prefix>:{exp:<experiment>}:…` — team-draft aggregation of one experiment
 /// - `<prefix>:{walk:<id>}` — the record of one cursor walk (``WalkRecord``; hash), its own slot
+/// - `<prefix>:{rate:<kind>:<cdigest>}` — one caller's fleet-wide rate-limit bucket (hash)
+/// - `<prefix>:{admission}:<period>` — the fleet's sightings of missed keys in one period (count-min sketch)
 /// - `<prefix>:{dlq}:<topic>:<partition>:<offset>` — a request message already dead-lettered
 /// - `<prefix>:{dlq-replay}:<topic>:<partition>:<offset>` — a dead letter already replayed
 public struct CacheKeys: Sendable, Hashable {
@@ -59,6 +63,24 @@ public struct CacheKeys: Sendable, Hashable {
         }
     }
 
+    /// The fleet-wide token bucket of one caller (`kind`: `identity` or `address`), its own
+    /// slot. The caller is digested: user ids and addresses stay out of key names.
+    public func rateBucket(kind: String, caller: String) -> String {
+        "\(prefix):{rate:\(kind):\(QueryNormalizer.keyDigest(caller))}"
+    }
+
+    /// The fleet's count-min sketch of missed keys for one halving period (a string of
+    /// one-byte counters). One hash tag, so a script may read two periods at once.
+    public func admissionSketch(period: Int) -> String {
+        "\(prefix):{admission}:\(period)"
+    }
+
+    /// Set while a refresh of this component ahead of its expiry is outstanding (deduplication
+    /// across the fleet, apart from a miss's ``componentRequestMarker(feed:type:scope:)``).
+    public func componentRefreshMarker(feed: String, type: ComponentType, scope: ComponentScope) -> String {
+        "\(prefix):{\(Self.componentTag(feed: feed, type: type, scope: scope))}:refresh"
+    }
+
     /// Marks a request message as dead-lettered, so a redelivery after a crash does not
     /// dead-letter it twice.
     public func deadLetterMarker(topic: String, partition: Int32, offset: Int64) -> String {
@@ -87,6 +109,8 @@ public struct CacheKeys: Sendable, Hashable {
         public var versionPrefix: String { "\(base):v:" }
         public func version(_ version: Int64) -> String { "\(versionPrefix)\(version)" }
         public var refreshMarker: String { "\(base):refresh" }
+        /// Held by the gateway computing this snapshot inline (its `SnapshotLease`), so the fleet computes it once.
+        public var lease: String { "\(base):lease" }
     }
 
     public struct ExperimentKeys: Sendable, Hashable {

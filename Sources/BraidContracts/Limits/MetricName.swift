@@ -5,6 +5,7 @@
 /// BraidKafka's (`KafkaMetricName`).
 public enum MetricName: String, CaseIterable, Sendable {
     case gatewayAdmission = "braid_gateway_admission_total"
+    case gatewayAdmissionSharedUnavailable = "braid_gateway_admission_shared_unavailable_total"
     case gatewayBroadSearchesTurnedAway = "braid_gateway_broad_searches_turned_away_total"
     case gatewayComponentCacheHits = "braid_gateway_component_cache_hits_total"
     case gatewayComponentCacheMisses = "braid_gateway_component_cache_misses_total"
@@ -22,7 +23,9 @@ public enum MetricName: String, CaseIterable, Sendable {
     case gatewayRateLimitCallers = "braid_gateway_rate_limit_callers"
     case gatewayRateLimitRejections = "braid_gateway_rate_limit_rejections_total"
     case gatewayRateLimitUntracked = "braid_gateway_rate_limit_untracked_total"
+    case gatewayRateLimitSharedUnavailable = "braid_gateway_rate_limit_shared_unavailable_total"
     case gatewaySnapshotMisses = "braid_gateway_snapshot_misses_total"
+    case gatewaySnapshotLeases = "braid_gateway_snapshot_leases_total"
     case gatewaySnapshotRequests = "braid_gateway_snapshot_requests_total"
     case gatewayTokenRejections = "braid_gateway_token_rejections_total"
     case gatewayTrackingActive = "braid_gateway_tracking_active"

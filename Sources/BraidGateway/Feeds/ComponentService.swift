@@ -35,6 +35,8 @@ public final class ComponentService: Sendable {
     let nearCache: NearCache<String, CachedComponent>
     /// Components' stored versions kept current by key tracking; nil without it.
     let tracked: TrackedVersions?
+    /// Asks for stored contents again before they expire; nil: only a miss asks.
+    let refreshAhead: ComponentRefreshAhead?
     let metrics: Metrics
     let logger: Logger
     /// Which missed per-user contents are requested from the workers (``PrecomputeAdmission``):
@@ -53,8 +55,9 @@ public final class ComponentService: Sendable {
         feeds: [String: FeedDefinition], store: PrecomputeStore, provider: any ComponentProvider, search: SearchService? = nil,
         requests: DeduplicatingPublisher, codec: CursorCodec, cursorTTLSeconds: Int, storedItems: Int, liveTimeout: Duration,
         nearCacheBytes: Int, admission: PrecomputeAdmission = .everything, tracked: TrackedVersions? = nil,
-        layoutImpressions: ImpressionCodec? = nil, logger: Logger
+        layoutImpressions: ImpressionCodec? = nil, refreshAhead: ComponentRefreshAhead? = nil, logger: Logger
     ) {
+        self.refreshAhead = refreshAhead
         self.layoutImpressions = layoutImpressions
         self.admission = admission
         self.tracked = tracked
@@ -212,9 +215,11 @@ public final class ComponentService: Sendable {
             if cached == nil {
                 metrics.misses.increment()
                 // Segment and category contents are few (the configuration names them); a user's are as many as users.
-                if resolved.section.scope != .user
-                    || admission.admit(store.keys.component(feed: resolved.feed, type: resolved.type, scope: resolved.scope), kind: "component")
-                {
+                let admitted =
+                    resolved.section.scope != .user
+                    ? true
+                    : await admission.admit(store.keys.component(feed: resolved.feed, type: resolved.type, scope: resolved.scope), kind: "component")
+                if admitted {
                     await requestMaterialization(resolved)
                 }
             }
@@ -253,6 +258,12 @@ public final class ComponentService: Sendable {
         let (pageSize, count) = (resolved.section.pageSize, cached.stored.count)
         guard offset + pageSize <= count || count < storedItems else { return nil }
         metrics.hits.increment()
+        if let refreshAhead, resolved.type != .interleavedRecipes {
+            // The worker stores a content for the feed's TTL from its version (the request's time);
+            // content that changes at a known time (a campaign) may expire sooner and is then missed.
+            let expiresAt = Date(timeIntervalSince1970: Double(cached.stored.version) / 1_000 + Double(resolved.section.ttlSeconds))
+            refreshAhead.consider(.init(feed: resolved.feed, type: resolved.type, scope: resolved.scope), expiresAt: expiresAt, now: now)
+        }
         let range = offset..<min(offset + pageSize, count)
         let more = offset + pageSize < count || (count >= storedItems && range.count == pageSize)
         return .ready(

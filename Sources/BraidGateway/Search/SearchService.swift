@@ -439,7 +439,7 @@ public struct SearchService: Sendable {
             }
             // The long tail (seen fewer than `gateway.admission.threshold` times lately) is
             // served live-only: no source query for B, no Redis keys, no worker request.
-            guard misses.admit(ranking: arm.ranking, query: query) else { return SecondaryRanking() }
+            guard await misses.admit(ranking: arm.ranking, query: query) else { return SecondaryRanking() }
             switch arm.missPolicy {
             case .async:
                 await misses.request(ranking: arm.ranking, query: query, reason: "miss")

@@ -26,11 +26,14 @@ public struct DeduplicatingPublisher: Sendable {
     /// - Returns: whether this call published.
     /// - Throws: Redis or Kafka errors; a marker set before a failed publish stays, so the
     ///   request is asked for again once the window has passed.
+    /// `marker` and `window` override the request's marker and the publisher's window (a
+    /// refresh ahead of expiry has a marker of its own, so a recent miss's does not hold it
+    /// back, and a window shorter than the content's lifetime).
     @discardableResult
-    public func publish(_ request: PrecomputeRequest, reason: String) async throws -> Bool {
-        let seconds = max(1, Int(window.components.seconds))
+    public func publish(_ request: PrecomputeRequest, reason: String, marker: String? = nil, window: Duration? = nil) async throws -> Bool {
+        let seconds = max(1, Int((window ?? self.window).components.seconds))
         let first = try await redis.set(
-            keys.requestMarker(for: request), to: .string(reason), expiration: .seconds(seconds), condition: .ifNotExists)
+            marker ?? keys.requestMarker(for: request), to: .string(reason), expiration: .seconds(seconds), condition: .ifNotExists)
         guard first else { return false }
         try await publisher.send(request)
         return true
