@@ -113,7 +113,7 @@ public struct GatewayAssembly: Sendable {
             let settings = configuration.consoleSettings
             let history = ExperimentHistory(
                 experiments: search.arms.weightedArms.filter { $0.arm.configuration.mode == .teamDraft }.map(\.arm.name),
-                samples: settings.samples, interval: settings.sampleInterval)
+                samples: settings.samples, interval: settings.sampleInterval, shared: SharedExperimentHistory(redis: redis, keys: keys))
             let workers = WorkerStatusCollector(
                 brokers: configuration.kafka.brokers, properties: configuration.kafka.properties, redis: redis, keys: keys, settings: settings)
             console = ConsoleRoutes(settings: settings, history: history, workers: workers, search: search, layoutExperiments: Array(layoutDesigns.keys))

@@ -28,18 +28,6 @@ struct EarlyRefreshTests {
             #expect(abs(Double(due) / Double(draws) - exp(-x / 5)) < 0.02, "x=\(x): \(due) of \(draws)")
         }
     }
-
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 }
 
 /// A real `braid gateway` and `braid worker`: a component read steadily is stored again before

@@ -120,6 +120,9 @@ public struct CacheKeys: Sendable, Hashable {
         /// again per snapshot age and per surface (`age:<bucket>:…`, `surface:<surface>:…`); what
         /// was not credited: `duplicates`, `late`, and `rejected:<reason>` (counted by the gateway).
         public var counters: String { "\(base):counters" }
+        /// Hash of the console's samples of the outcome: field = the sampling interval's number
+        /// since 1970, value = the sample's JSON; the gateways share it.
+        public var history: String { "\(base):history" }
         /// Per-impression state (clicks per team so far).
         public func impression(_ id: String) -> String { "\(base):imp:\(id)" }
         /// Positions of an impression already clicked (a repeated click counts once); for a

@@ -5,12 +5,14 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Outcomes of the team-draft experiments sampled over time, for the console's charts. Kept
-/// in this process only (Redis holds the counters, not their history): a restarted gateway
-/// starts an empty chart, and each gateway process keeps its own.
+/// Outcomes of the team-draft experiments sampled over time, for the console's charts.
+///
+/// With a ``SharedExperimentHistory`` (the gateway's) the samples are kept in Redis, one per
+/// sampling interval whichever gateway took it, so every gateway draws the same chart and a
+/// restarted one draws it whole; this process's own ring answers while Redis cannot.
 public actor ExperimentHistory {
     /// One reading of an experiment's outcome.
-    public struct Sample: Sendable, Hashable, Encodable {
+    public struct Sample: Sendable, Hashable, Codable {
         /// Seconds since 1970.
         public var at: Double
         public var impressions: Int
@@ -47,28 +49,36 @@ public actor ExperimentHistory {
     /// The experiments sampled: the team-draft arms.
     public nonisolated let experiments: [String]
     public nonisolated let interval: Duration
+    public nonisolated let capacity: Int
     private var rings: [String: SampleRing<Sample>]
+    private let shared: SharedExperimentHistory?
 
-    public init(experiments: [String], samples: Int, interval: Duration) {
+    public init(experiments: [String], samples: Int, interval: Duration, shared: SharedExperimentHistory? = nil) {
         self.experiments = experiments.sorted()
         self.interval = interval
+        self.capacity = samples
+        self.shared = shared
         rings = Dictionary(uniqueKeysWithValues: experiments.map { ($0, SampleRing(capacity: samples)) })
     }
 
     /// Samples of one experiment, oldest first; nil for an experiment that is not sampled.
-    public func samples(of experiment: String) -> [Sample]? {
-        rings[experiment]?.elements
+    public func samples(of experiment: String) async -> [Sample]? {
+        guard let ring = rings[experiment] else { return nil }
+        if let shared, let samples = try? await shared.samples(of: experiment) { return samples }
+        return ring.elements
     }
 
-    public func record(_ sample: Sample, for experiment: String) {
+    public func record(_ sample: Sample, for experiment: String) async {
+        guard rings[experiment] != nil else { return }
         rings[experiment]?.append(sample)
+        try? await shared?.record(sample, for: experiment, interval: interval, keep: capacity)
     }
 
     /// Reads every experiment's outcome once; one that cannot be read now is skipped.
     public func sampleOnce(events: EventService, now: Date = Date()) async {
         for experiment in experiments {
             guard let outcome = try? await events.outcome(of: experiment) else { continue }
-            record(Sample(at: now.timeIntervalSince1970, outcome: outcome), for: experiment)
+            await record(Sample(at: now.timeIntervalSince1970, outcome: outcome), for: experiment)
         }
         // Reading a layout experiment takes its due looks, so they are not skipped when nobody reads it.
         for experiment in events.layouts.keys.sorted() { _ = try? await events.layoutOutcome(of: experiment) }

@@ -1,7 +1,6 @@
 import BraidContracts
 import BraidRedis
 import Logging
-import Metrics
 import ServiceLifecycle
 import Synchronization
 
@@ -25,6 +24,13 @@ public final class SharedRateBudget: Service, Sendable {
         let retryAfter: Double
     }
 
+    struct Health {
+        /// The last refill failed: the shared buckets are not consulted.
+        var failing = false
+        /// When (seconds of ``RateLimiter``'s clock) a request may ask Redis again.
+        var nextProbe = -Double.infinity
+    }
+
     /// After Redis failed a refill, requests are decided by the local buckets alone until a
     /// refill succeeds; one request this often asks again.
     static let probeInterval = 1.0
@@ -36,13 +42,6 @@ public final class SharedRateBudget: Service, Sendable {
     private let identities: Mutex<SharedAllowances<String>>
     private let addresses: Mutex<SharedAllowances<String>>
     private let health = Mutex(Health())
-
-    struct Health {
-        /// The last refill failed: the shared buckets are not consulted.
-        var failing = false
-        /// When (seconds of ``RateLimiter``'s clock) a request may ask Redis again.
-        var nextProbe = -Double.infinity
-    }
     private let logger: Logger
     private let refills: AsyncStream<Refill>
     private let continuation: AsyncStream<Refill>.Continuation
