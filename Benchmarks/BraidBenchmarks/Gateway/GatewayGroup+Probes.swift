@@ -30,6 +30,11 @@ extension GatewayGroup {
         Int(PrometheusText.sumUnlabelled(MetricName.gatewayNearCacheMisses.rawValue, in: try await metrics(gateway)))
     }
 
+    /// Requests the gateway refused with 429.
+    func rejections(_ gateway: BraidService) async throws -> Int {
+        Int(PrometheusText.sum(MetricName.gatewayRateLimitRejections.rawValue, in: try await metrics(gateway)))
+    }
+
     func metrics(_ gateway: BraidService) async throws -> String {
         let response = try await HTTPProbe.request("\(gateway.baseURL)/metrics")
         guard response.status == 200 else { throw BenchmarkError("GET \(gateway.baseURL)/metrics answered \(response.status)") }

@@ -3,12 +3,16 @@ import BraidHarness
 import Foundation
 import NIOHTTP1
 
-/// Gateway throughput under wrk on loopback: three `braid gateway` processes on the same Redis,
+/// Gateway throughput under wrk on loopback: four `braid gateway` processes on the same Redis,
 /// Kafka and corpus: one interleaving (the defaults), one with interleaving.enabled=false
-/// (live-only pages that never touch Redis; the baseline) and a cold one (near-cache, pointer
-/// cache and key tracking off, so every page reads its snapshot from Redis). Measured, one after the other:
-///   - search page 1 (per_page=20, six queries in turn): interleaved ÷ live-only requests/s and
-///     p99 latency; every snapshot exists and sits in the near-cache before the clock runs;
+/// (live-only pages that never touch Redis; the baseline), a limited one (interleaving with
+/// the fleet-wide rate limits and admission on: every request takes a token of its local
+/// bucket and of the caller's shared one, at a rate wrk stays under, and each query was
+/// admitted by the shared sketch) and a cold one (near-cache, pointer cache and key tracking
+/// off, so every page reads its snapshot from Redis). Measured, one after the other:
+///   - search page 1 (per_page=20, six queries in turn): interleaved ÷ live-only and limited ÷
+///     live-only, requests/s and p99 latency; every snapshot exists and sits in the near-cache
+///     before the clock runs;
 ///   - one cache-hit component (first page), and a batchGet of 6 cache-hit components, each
 ///     ÷ GET /healthz, all on the interleaved gateway (requests/s, p99 reported);
 ///   - search page 1 on the cold gateway ÷ the live-only gateway, median latency with one
@@ -44,6 +48,13 @@ struct GatewayGroup {
         }
         let interleaved = try await gateway("interleaved")
         let liveOnly = try await gateway("live-only", ["BRAID_INTERLEAVING_ENABLED": "false"])
+        // The limits on, and wrk's one address far under them: their cost, not their refusals.
+        let limited = try await gateway(
+            "limited",
+            [
+                "BRAID_GATEWAY_RATE_LIMITS_ENABLED": "true", "BRAID_GATEWAY_RATE_LIMITS_PER_ADDRESS_RATE_PER_SECOND": "1000000",
+                "BRAID_GATEWAY_RATE_LIMITS_PER_ADDRESS_BURST": "10000000", "BRAID_GATEWAY_ADMISSION_THRESHOLD": "2",
+            ])
         let cold = try await gateway(
             "cold", ["BRAID_GATEWAY_NEAR_CACHE_BYTES": "0", "BRAID_GATEWAY_POINTER_CACHE_MS": "0", "BRAID_GATEWAY_KEY_TRACKING": "false"])
 
@@ -65,9 +76,12 @@ struct GatewayGroup {
         // Search pages: every query once on all gateways (the interleaved one computes and stores
         // each snapshot inline, then keeps it in its near-cache), checked to be interleaved or live-only.
         for path in GatewayFixture.searchPaths {
+            // The limited gateway admits a query on its second sighting: the first page is live-only.
+            _ = try? await HTTPProbe.request(limited.baseURL + path)
             for (service, kind, what) in [
                 (interleaved, GatewayPages.Kind.interleaved, "the interleaved gateway is not an interleaved page of 20"),
                 (liveOnly, .live, "the live-only gateway is not a live-only page of 20"),
+                (limited, .interleaved, "the limited gateway is not an interleaved page of 20"),
                 (cold, .interleaved, "the cold gateway is not an interleaved page of 20"),
             ] {
                 let page = try? await HTTPProbe.request(service.baseURL + path)
@@ -91,6 +105,7 @@ struct GatewayGroup {
         let warmup = settings.gatewayWarmupSeconds
         _ = try await wrk.measure("warmup-live", seconds: warmup, url: "\(liveOnly.baseURL)/", script: searchScript, connections: connections)
         _ = try await wrk.measure("warmup-interleaved", seconds: warmup, url: "\(interleaved.baseURL)/", script: searchScript, connections: connections)
+        _ = try await wrk.measure("warmup-limited", seconds: warmup, url: "\(limited.baseURL)/", script: searchScript, connections: connections)
         _ = try await wrk.measure("warmup-batch", seconds: warmup, url: batchURL, script: batchScript, connections: connections)
         _ = try await wrk.measure("warmup-hello", seconds: warmup, url: "\(interleaved.baseURL)/healthz", connections: connections)
         _ = try await wrk.measure("warmup-component", seconds: warmup, url: componentURL, connections: connections)
@@ -111,7 +126,9 @@ struct GatewayGroup {
             if round % 2 == 1 {
                 try await measure("search_live_only", "\(liveOnly.baseURL)/", searchScript)
                 try await measure("search_interleaved", "\(interleaved.baseURL)/", searchScript)
+                try await measure("search_limited", "\(limited.baseURL)/", searchScript)
             } else {
+                try await measure("search_limited", "\(limited.baseURL)/", searchScript)
                 try await measure("search_interleaved", "\(interleaved.baseURL)/", searchScript)
                 try await measure("search_live_only", "\(liveOnly.baseURL)/", searchScript)
             }
@@ -181,10 +198,12 @@ struct GatewayGroup {
             throw BenchmarkError("after the load, batchGet entries are not all cached: \(batch?.text.prefix(600) ?? "no answer")")
         }
         let peakKiB = try peakResidentKiB(interleaved.process.pid)
-        for service in [interleaved, liveOnly, cold] { reportWarnings(service) }
+        guard try await rejections(limited) == 0 else { throw BenchmarkError("the limited gateway refused requests: the load measured refusals") }
+        for service in [interleaved, liveOnly, limited, cold] { reportWarnings(service) }
 
         Report.figure("gateway.search_live_only.mean_rps", results.mean("search_live_only", \.rps))
         Report.figure("gateway.search_interleaved.mean_rps", results.mean("search_interleaved", \.rps))
+        Report.figure("gateway.search_limited.mean_rps", results.mean("search_limited", \.rps))
         Report.figure("gateway.search_live_only.mean_p99_ms", results.mean("search_live_only", \.p99))
         Report.figure("gateway.search_interleaved.mean_p99_ms", results.mean("search_interleaved", \.p99))
         Report.figure("gateway.hello.mean_rps", results.mean("hello", \.rps))
@@ -197,13 +216,15 @@ struct GatewayGroup {
         for (name, a, b, figure) in [
             ("gateway.interleaved_rps.vs_live_only", "search_interleaved", "search_live_only", \WrkResult.rps),
             ("gateway.interleaved_p99.vs_live_only", "search_interleaved", "search_live_only", \.p99),
+            ("gateway.limited_rps.vs_live_only", "search_limited", "search_live_only", \.rps),
+            ("gateway.limited_p99.vs_live_only", "search_limited", "search_live_only", \.p99),
             ("gateway.batchget_rps.vs_hello", "batchget", "hello", \.rps),
             ("gateway.component_rps.vs_hello", "component", "hello", \.rps),
         ] {
             Report.figure("\(name).ratio_of_means", results.ratio(a, b, figure))
             Report.ratio(name, results.pairedRatio(a, b, figure))
         }
-        for service in [interleaved, liveOnly, cold] { await service.stop() }
+        for service in [interleaved, liveOnly, limited, cold] { await service.stop() }
         try await TrackingStaleness(context: context).run(changes: 1_000)
     }
 }

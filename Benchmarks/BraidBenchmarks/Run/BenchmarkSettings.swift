@@ -33,6 +33,8 @@ public struct BenchmarkSettings: Sendable, Equatable {
     public var scaleWalks = 3
     /// Seconds of the soak's mixed traffic.
     public var soakSeconds = 1_200
+    /// Seconds one caller is offered 3× its rate by the fleet group, per kind.
+    public var fleetSeconds = 30
 
     public init() {}
 
@@ -61,6 +63,7 @@ public struct BenchmarkSettings: Sendable, Equatable {
             Knob(name: "BRAID_BENCH_GATEWAY_COLD_CONNECTIONS", help: "wrk connections for cold pages", minimum: 1, path: \.gatewayColdConnections),
             Knob(name: "BRAID_BENCH_GATEWAY_COLD_ROUNDS", help: "rounds of the cold pages, per query", minimum: 1, path: \.gatewayColdRounds),
             Knob(name: "BRAID_BENCH_GATEWAY_COLD_SECONDS", help: "seconds of each cold-page measurement", minimum: 1, path: \.gatewayColdSeconds),
+            Knob(name: "BRAID_BENCH_FLEET_SECONDS", help: "seconds one caller is offered 3× its rate by the fleet group, per kind", minimum: 5, path: \.fleetSeconds),
             Knob(name: "BRAID_BENCH_SOAK_SECONDS", help: "seconds of the soak's mixed traffic", minimum: 60, path: \.soakSeconds),
             Knob(name: "BRAID_BENCH_SCALE_SAMPLES", help: "timed page-1 requests per query, page shape and corpus size", minimum: 1, path: \.scaleSamples),
             Knob(name: "BRAID_BENCH_SCALE_WALKS", help: "walks to page 50 per deep query and corpus size", minimum: 1, path: \.scaleWalks),
