@@ -89,7 +89,7 @@ public struct GatewayAssembly: Sendable {
             liveTimeout: liveTimeout, walks: gateway.walkMaxBytes > 0 ? WalkStore(redis: redis, keys: keys, maxBytes: gateway.walkMaxBytes) : nil,
             broadSearchConcurrency: gateway.broadSearchConcurrency, placedPositionsBytes: gateway.nearCacheBytes / 16, logger: logger)
         let refreshAhead = gateway.refreshAhead > .zero
-            ? ComponentRefreshAhead(policy: EarlyRefresh(delta: Double(gateway.refreshAhead.wholeMilliseconds) / 1_000), requests: requests) : nil
+            ? ComponentRefreshAhead(policy: EarlyRefresh(delta: gateway.refreshAhead.inSeconds), requests: requests) : nil
         if let refreshAhead { background.append(refreshAhead) }
         let components = ComponentService(
             feeds: configuration.feeds, store: store, provider: provider, search: search, requests: requests, codec: codec,

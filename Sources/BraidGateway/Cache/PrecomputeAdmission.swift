@@ -36,8 +36,7 @@ public final class PrecomputeAdmission: Sendable {
         if threshold <= 1 {
             admitted = true
         } else {
-            let elapsed = ContinuousClock.now - origin
-            let now = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let now = (ContinuousClock.now - origin).inSeconds
             let local = sketch.withLock { $0.record(key, now: now) }
             if let shared {
                 do {

@@ -1,4 +1,5 @@
 import BraidContracts
+import BraidCore
 import BraidRedis
 import Foundation
 import NIOCore
@@ -17,7 +18,7 @@ public struct SharedExperimentHistory: Sendable {
 
     /// Stores `sample` as its interval's unless another gateway has already stored one.
     func record(_ sample: ExperimentHistory.Sample, for experiment: String, interval: Duration, keep: Int) async throws {
-        let seconds = max(0.001, Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
+        let seconds = max(0.001, interval.inSeconds)
         let slot = Int64((sample.at / seconds).rounded(.down))
         let json = try JSONEncoder().encode(sample)
         _ = try await redis.evalsha(

@@ -20,7 +20,7 @@ public final class ComponentRefreshAhead: Service, Sendable {
     private let requests: DeduplicatingPublisher
     private let logger: Logger
     /// Components queued or being published by this process (each once).
-    private let queued = Mutex<Set<String>>([])
+    private let queued = Mutex<Set<PrecomputeRequest.ComponentTarget>>([])
     private let stream: AsyncStream<PrecomputeRequest.ComponentTarget>
     private let continuation: AsyncStream<PrecomputeRequest.ComponentTarget>.Continuation
 
@@ -35,8 +35,7 @@ public final class ComponentRefreshAhead: Service, Sendable {
     /// A page served `component`'s stored content, which expires at `expiresAt`.
     func consider(_ component: PrecomputeRequest.ComponentTarget, expiresAt: Date, now: Date) {
         guard policy.isDue(timeToExpiry: expiresAt.timeIntervalSince(now), unit: Double.random(in: .leastNonzeroMagnitude...1)) else { return }
-        let key = CacheKeys.componentTag(feed: component.feed, type: component.type, scope: component.scope)
-        guard queued.withLock({ $0.insert(key).inserted }) else { return }
+        guard queued.withLock({ $0.insert(component).inserted }) else { return }
         continuation.yield(component)
     }
 
@@ -53,7 +52,7 @@ public final class ComponentRefreshAhead: Service, Sendable {
             } catch {
                 logger.warning("could not request a component refresh", metadata: ["component": "\(component.type.rawValue)", "error": "\(error)"])
             }
-            _ = queued.withLock { $0.remove(CacheKeys.componentTag(feed: component.feed, type: component.type, scope: component.scope)) }
+            _ = queued.withLock { $0.remove(component) }
         }
     }
 }

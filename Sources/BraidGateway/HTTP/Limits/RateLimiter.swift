@@ -57,8 +57,7 @@ public final class RateLimiter: Sendable {
 
     /// Seconds on the monotonic clock the buckets share.
     static func now() -> Double {
-        let elapsed = ContinuousClock.now - origin
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        (ContinuousClock.now - origin).inSeconds
     }
 
     /// Takes a token for `caller`; throws the 429 when its bucket is empty.

@@ -21,13 +21,19 @@ public struct FrequencySketch: Sendable {
     private let seed: UInt64
 
     public init(width: Int, halvingSeconds: Double, seed: UInt64 = UInt64.random(in: 0...UInt64.max)) {
-        var rounded = 1
-        while rounded < max(16, width) { rounded <<= 1 }
+        let rounded = Self.roundedWidth(width)
         self.width = rounded
         self.halvingSeconds = halvingSeconds
         self.mask = UInt64(rounded - 1)
         self.counters = [UInt8](repeating: 0, count: rounded * Self.depth)
         self.seed = seed
+    }
+
+    /// `width` rounded up to a power of two (at least 16), so a hash picks a counter by masking.
+    static func roundedWidth(_ width: Int) -> Int {
+        var rounded = 1
+        while rounded < max(16, width) { rounded <<= 1 }
+        return rounded
     }
 
     /// Bytes of counters held.

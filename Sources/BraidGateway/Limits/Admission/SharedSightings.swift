@@ -27,9 +27,7 @@ public struct SharedSightings: Sendable {
     public init(redis: RedisClient, keys: CacheKeys, width: Int, halvingSeconds: Int) {
         self.redis = redis
         self.keys = keys
-        var rounded = 1
-        while rounded < max(16, width) { rounded <<= 1 }
-        self.width = rounded
+        self.width = FrequencySketch.roundedWidth(width)
         self.halvingSeconds = max(1, halvingSeconds)
     }
 
