@@ -60,14 +60,18 @@ struct LayoutExperimentTests {
             // Wait for the worker by reading its counters in Redis, then read the outcome once:
             // that read takes the looks the final counts make due. (Reading the outcome while
             // waiting would take a look as soon as 80 users are in, with some of their clicks
-            // still on the way: a click may reach Kafka after its impression.)
+            // still on the way: a click may reach Kafka after its impression.) The repeated
+            // clicks are waited for too: they credit nothing, so the credited counts can be
+            // complete while some are still on their way.
             let deadline = ContinuousClock.now + .seconds(60)
             let counters = configuration.redis.cacheKeys.experiment(Self.experiment).counters
+            let repeated = users["recommended-first", default: 0]
             while true {
                 let fields = try await gateway.redis.hgetall(counters)
-                let credited = fields.filter { $0.key.hasPrefix("layout:") && ($0.key.hasSuffix(":impressions") || $0.key.hasSuffix(":clicks")) }
-                    .map { Int(String(buffer: $0.value)) ?? 0 }.reduce(0, +)
-                if credited == 80 + clicks.values.reduce(0, +) { break }
+                func count(_ field: String) -> Int { fields[field].flatMap { Int(String(buffer: $0)) } ?? 0 }
+                let credited = fields.keys.filter { $0.hasPrefix("layout:") && ($0.hasSuffix(":impressions") || $0.hasSuffix(":clicks")) }
+                    .map(count).reduce(0, +)
+                if credited == 80 + clicks.values.reduce(0, +) && count("duplicates") >= repeated { break }
                 try #require(ContinuousClock.now < deadline, "the worker did not credit every event: \(fields.mapValues { String(buffer: $0) })")
                 try await Task.sleep(for: .milliseconds(200))
             }
@@ -96,7 +100,6 @@ struct LayoutExperimentTests {
             // one request reach Kafka concurrently, so a click may come before its impression,
             // which then counts as seen: at most one more duplicate per clicked layout.
             let duplicates = outcome["duplicates"] as? Int ?? -1
-            let repeated = users["recommended-first", default: 0]
             #expect(outcome["correction"] as? String == "none" && (repeated...(repeated + clickedLayouts)).contains(duplicates), "\(outcome)")
         }
     }

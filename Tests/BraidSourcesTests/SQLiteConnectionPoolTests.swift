@@ -6,6 +6,11 @@ import Testing
 
 @Suite("SQLite connection pool: statements stop at their deadline")
 struct SQLiteConnectionPoolTests {
+    /// How long a statement may take before a test calls it hung: a limit only so that a hang
+    /// fails. Beside a build on two cores, the fast tier's tasks have waited tens of seconds
+    /// for a thread (an uninterrupted ``endless`` takes longer, or completes and fails anyway).
+    static let patience = Duration.seconds(90)
+
     /// Counts to a billion in SQLite: minutes of one core, far past any deadline.
     static let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 1000000000) SELECT count(*) AS n FROM c"
 
@@ -19,10 +24,10 @@ struct SQLiteConnectionPoolTests {
             // Long enough for the statement to be running (an interrupt before it starts is repeated anyway).
             try await Task.sleep(for: .milliseconds(300))
             slow.cancel()
-            let ended = await Self.within(.seconds(20)) { await slow.result }
-            #expect(ended != nil, "the cancelled statement still ran after 20 s")
+            let ended = await Self.within(Self.patience) { await slow.result }
+            #expect(ended != nil, "the cancelled statement still ran after \(Self.patience)")
             if case .success(let rows)? = ended { Issue.record("the statement completed (\(rows) rows) instead of being interrupted") }
-            let next = await Self.within(.seconds(20)) {
+            let next = await Self.within(Self.patience) {
                 try? await pool.withConnection { try await $0.query("SELECT 41 + 1 AS n", []) }.first?.column("n")?.integer
             }
             #expect(next == 42, "the next query did not get the connection")
@@ -44,8 +49,11 @@ struct SQLiteConnectionPoolTests {
                 try await Task.sleep(for: .milliseconds(20))
                 cancelled.cancel()
                 _ = await cancelled.result
-                let counted = await Self.within(.seconds(20)) { try? await other.value }
-                #expect(counted == 200_000)
+                switch await Self.within(Self.patience, { await other.result }) {
+                case .success(let counted)?: #expect(counted == 200_000)
+                case .failure(let error)?: Issue.record("the statement of the next lease failed: \(error)")
+                case nil: Issue.record("the statement of the next lease did not end within \(Self.patience)")
+                }
             }
             try await pool.shutdown()
         }
