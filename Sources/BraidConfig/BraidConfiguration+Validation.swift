@@ -59,6 +59,7 @@ extension BraidConfiguration {
             throw fail("gateway.miss_lease_wait_ms must be 0-10000 and shorter than gateway.miss_lease_ttl_seconds")
         }
         guard (Duration.zero ... .seconds(3_600)).contains(gateway.refreshAhead) else { throw fail("gateway.refresh_ahead_ms must be 0-3600000") }
+        guard (Duration.zero ... .seconds(60)).contains(gateway.drain) else { throw fail("gateway.drain_ms must be 0-60000") }
         guard (Duration.milliseconds(50) ... .seconds(60)).contains(gateway.keyTrackingHeartbeat) else {
             throw fail("gateway.key_tracking_heartbeat_ms must be 50-60000")
         }

@@ -368,6 +368,10 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         /// the δ of probabilistic early refresh, so a stored component read under steady traffic
         /// is asked for again a few δ before it expires. 0: only a miss asks.
         @Milliseconds public var refreshAhead: Duration = .seconds(5)
+        /// How long a stopping gateway answers `/readyz` with 503 before it stops accepting
+        /// connections, so that a balancer checking `/readyz` sends it nothing new first. 0:
+        /// stop at once (Kubernetes removes a stopping pod from its endpoints by itself).
+        @Milliseconds public var drain: Duration = .zero
         /// Token buckets per caller on the public routes (``RateLimitsSection``).
         public var rateLimits = RateLimitsSection()
         /// Which misses earn a stored snapshot (``AdmissionSection``).
@@ -380,7 +384,7 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
             case impressionWindow = "impressionWindowSeconds", walkMaxBytes, nearCacheBytes, pointerCache = "pointerCacheMs"
             case keyTracking, keyTrackingHeartbeat = "keyTrackingHeartbeatMs", memoryTrim = "memoryTrimMs"
             case liveTimeout = "liveTimeoutMs", broadSearchConcurrency, defaultPerPage, batchTimeout = "batchTimeoutMs"
-            case missLeaseTtl = "missLeaseTtlSeconds", missLeaseWait = "missLeaseWaitMs", refreshAhead = "refreshAheadMs"
+            case missLeaseTtl = "missLeaseTtlSeconds", missLeaseWait = "missLeaseWaitMs", refreshAhead = "refreshAheadMs", drain = "drainMs"
             case rateLimits, admission
         }
     }

@@ -13,9 +13,10 @@ import ServiceLifecycle
 
 /// The gateway assembled from configuration: its clients, services and routes.
 ///
-/// Run ``clients`` and ``application(logger:onServerRunning:)`` in one `ServiceGroup`, clients
-/// first (the group shuts down in reverse: the HTTP server drains first, then Redis, then the
-/// producer flushes), and call ``shutdown()`` after the group has returned.
+/// Run ``clients``, ``application(logger:onServerRunning:)`` and ``drain`` in one `ServiceGroup`,
+/// in that order (the group shuts down in reverse: `/readyz` fails for the drain, the HTTP server
+/// drains, then Redis stops, then the producer flushes), and call ``shutdown()`` after the group
+/// has returned.
 public struct GatewayAssembly: Sendable {
     public let routes: GatewayRoutes
     public let redis: RedisClient
@@ -164,6 +165,12 @@ public struct GatewayAssembly: Sendable {
 
     /// Clients the routes need running, in start order, then the background services.
     public var clients: [any Service] { [producer, redis] + background }
+
+    /// Put last in the group, after the HTTP servers: stopping, it fails `/readyz` for
+    /// `gateway.drain_ms` before the servers stop.
+    public var drain: any Service {
+        ReadinessDrain(readiness: routes.readiness, duration: configuration.gateway.drain, logger: Logger(label: "braid.gateway"))
+    }
 
     /// Closes the live backends after the services have stopped.
     public func shutdown() async {

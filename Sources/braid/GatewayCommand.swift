@@ -13,7 +13,7 @@ struct GatewayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gateway",
         abstract: "Serve interleaved search pages and server-driven feeds over HTTP.",
-        discussion: "SIGTERM or Ctrl-C: stops accepting connections, finishes in-flight requests, flushes, exits 0.")
+        discussion: "SIGTERM or Ctrl-C: answers /readyz with 503 for gateway.drain_ms, then stops accepting connections, finishes in-flight requests, flushes, exits 0.")
 
     @OptionGroup var config: ConfigurationOption
 
@@ -36,7 +36,8 @@ struct GatewayCommand: AsyncParsableCommand {
         let group = ServiceGroup(
             configuration: .init(
                 // The exporter first: it stops last, exporting the spans of the drained requests.
-                services: (tracing.map { [$0] } ?? []) + gateway.clients + [application] + (admin.map { [$0] } ?? []),
+                // The drain last: it stops first, failing /readyz while the servers still serve.
+                services: (tracing.map { [$0] } ?? []) + gateway.clients + [application] + (admin.map { [$0] } ?? []) + [gateway.drain],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         await gateway.shutdown()

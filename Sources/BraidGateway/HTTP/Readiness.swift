@@ -1,10 +1,12 @@
 import BraidRedis
 import BraidSources
 import Logging
+import Synchronization
 
 /// `/readyz`: whether Redis and the live backend answer, each within a short deadline. Each
 /// check reports `ok`, `timeout` or `unavailable`; what failed and where goes to the log,
-/// not to whoever asks (the route is public: load balancers probe it).
+/// not to whoever asks (the route is public: load balancers probe it). A stopping gateway
+/// answers `unavailable` with `shutdown: draining` while it drains (``ReadinessDrain``).
 public struct Readiness: Sendable {
     public struct Report: Sendable, Encodable, Equatable {
         public enum Status: String, Sendable, Encodable {
@@ -16,9 +18,18 @@ public struct Readiness: Sendable {
         public var checks: [String: String]
     }
 
+    /// Set once the gateway is stopping (``ReadinessDrain``): `/readyz` answers 503 from then on.
+    public final class Draining: Sendable {
+        private let flag = Atomic<Bool>(false)
+        public init() {}
+        public var isDraining: Bool { flag.load(ordering: .relaxed) }
+        func begin() { flag.store(true, ordering: .relaxed) }
+    }
+
     let redis: RedisClient
     let source: any SearchSource
     let timeout: Duration
+    public let draining = Draining()
     /// The layout experiments' design check; nil when there are none.
     let layoutDesigns: LayoutDesignClaim.Status?
     let logger: Logger
@@ -35,6 +46,8 @@ public struct Readiness: Sendable {
     }
 
     public func check() async -> Report {
+        // Nothing else matters to a balancer once the gateway is on its way out.
+        if draining.isDraining { return Report(status: .unavailable, checks: ["shutdown": "draining"]) }
         async let redisCheck = Self.probe(timeout, "redis", logger) { [redis] in try await redis.ping() }
         async let liveCheck = Self.probe(timeout, "live", logger) { [source] in _ = try await source.search(SearchRequest(query: "readyz", size: 0)) }
         var checks = ["redis": await redisCheck, "live": await liveCheck]
