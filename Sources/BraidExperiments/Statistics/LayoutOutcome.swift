@@ -168,7 +168,13 @@ public struct LayoutExperimentDesign: Sendable {
     public let weights: [Int]
     public var design: String
     public var margin: Double
-    public var sequential: SequentialDesign
+    /// What ``sequential`` is solved from.
+    private let plan: DesignKey
+
+    /// Solved on first use, once per process for its parameters: its boundaries take hundreds
+    /// of numerical integrations, seconds of one core, which a gateway should not spend before
+    /// it serves (the gateway's `LayoutDesignSolver` solves them on a thread of its own).
+    public var sequential: SequentialDesign { Self.solved(plan) }
 
     /// Users (of both variants of a pair) a single look at the end would need for `power` at a
     /// standardized difference `margin` when the pair's users split in `shares` (p, 1 − p):
@@ -200,19 +206,7 @@ public struct LayoutExperimentDesign: Sendable {
                 description: "\(path).look_every: \(lookEvery) gives more than \(ExperimentDesigns.maxLooks) looks for margin \(margin) "
                     + "(\(fixed) users at a fixed horizon); look at least every \(fixed / (ExperimentDesigns.maxLooks / 2) + 1)")
         }
-        let key = DesignKey(power: power, fixedUsers: fixed, lookEvery: lookEvery)
-        if let known = Self.built.withLock({ $0[key] }) {
-            sequential = known
-        } else {
-            let design: SequentialDesign
-            do {
-                design = try SequentialDesign(power: power, fixedSessions: fixed, lookEvery: lookEvery)
-            } catch {
-                throw .init(description: "\(path): \(error)")
-            }
-            Self.built.withLock { $0[key] = design }
-            sequential = design
-        }
+        plan = DesignKey(power: power, fixedUsers: fixed, lookEvery: lookEvery)
         self.experiment = experiment
         self.feed = feed
         names = variants.map(\.name)
@@ -230,6 +224,22 @@ public struct LayoutExperimentDesign: Sendable {
     }
 
     private static let built = Mutex<[DesignKey: SequentialDesign]>([:])
+
+    /// Not under the lock: two first uses at once may both solve it, rather than one thread
+    /// wait seconds for the other.
+    private static func solved(_ key: DesignKey) -> SequentialDesign {
+        if let known = built.withLock({ $0[key] }) { return known }
+        let design: SequentialDesign
+        do {
+            design = try SequentialDesign(power: key.power, fixedSessions: key.fixedUsers, lookEvery: key.lookEvery)
+        } catch {
+            // The initializer checked what SequentialDesign refuses: a power in (0.5, 1), at
+            // least one user and a look every one or more.
+            preconditionFailure("a layout experiment's checked parameters were refused: \(error)")
+        }
+        built.withLock { $0[key] = design }
+        return design
+    }
 
     /// Every pair of variants, in configured order (the first of a pair is the earlier one).
     public var pairs: [(Int, Int)] {

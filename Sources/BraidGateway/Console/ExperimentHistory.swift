@@ -80,7 +80,9 @@ public actor ExperimentHistory {
             guard let outcome = try? await events.outcome(of: experiment) else { continue }
             await record(Sample(at: now.timeIntervalSince1970, outcome: outcome), for: experiment)
         }
-        // Reading a layout experiment takes its due looks, so they are not skipped when nobody reads it.
+        // Reading a layout experiment takes its due looks, so they are not skipped when nobody reads it
+        // (from when its design is solved: a gateway stopping meanwhile does not wait for that).
+        guard events.layoutSolver.isSolved else { return }
         for experiment in events.layouts.keys.sorted() { _ = try? await events.layoutOutcome(of: experiment) }
     }
 }

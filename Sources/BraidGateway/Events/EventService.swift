@@ -29,6 +29,8 @@ public struct EventService: Sendable {
     public let feeds: [String: FeedDefinition]
     /// Layout experiments by name, and their credit.
     public let layouts: [String: LayoutExperimentDesign]
+    /// Their sequential designs, solved off the cooperative pool as the gateway starts.
+    public let layoutSolver: LayoutDesignSolver
     let layoutStore: LayoutExperimentStore
     let logger: Logger
 
@@ -41,6 +43,7 @@ public struct EventService: Sendable {
         self.designs = designs
         self.feeds = feeds
         self.layouts = layouts
+        self.layoutSolver = LayoutDesignSolver(layouts.keys.sorted().compactMap { layouts[$0] })
         self.layoutStore = LayoutExperimentStore(sharing: experiments)
         precondition((1...ImpressionValidity.maxWindowSeconds).contains(windowSeconds), "the window must be shorter than the impression state's TTL")
         self.codec = codec
@@ -239,6 +242,7 @@ public struct EventService: Sendable {
     /// A layout experiment's outcome; nil when `experiment` names none.
     public func layoutOutcome(of experiment: String) async throws(GatewayError) -> LayoutExperimentOutcome? {
         guard let design = layouts[experiment] else { return nil }
+        await layoutSolver.solved()
         do {
             return try await layoutStore.outcome(of: design)
         } catch {

@@ -4,7 +4,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// Claims every layout experiment's design in Redis once the gateway runs
-/// (``LayoutExperimentStore/claim(_:)``): retried every second while Redis cannot be reached;
+/// (``LayoutExperimentStore/claim(_:)``): retried while Redis cannot be reached (from 50 ms,
+/// doubling up to every second);
 /// a design that differs from the stored one stops the gateway, naming the experiment. Until
 /// every design is claimed, `/readyz` says so (``Status``), so a balancer sends no traffic to a
 /// gateway that may yet refuse its configuration.
@@ -41,6 +42,9 @@ public struct LayoutDesignClaim: Service {
     /// (or the task is cancelled), throws ``LayoutExperimentStore/DesignChanged``.
     public func claimAll() async throws {
         var pending = designs
+        // From 50 ms: a gateway that just started finds its Redis connections still opening,
+        // and is not ready until this is done.
+        var backoff = Duration.milliseconds(50)
         while !pending.isEmpty, !Task.isCancelled, !Task.isShuttingDownGracefully {
             do {
                 try await store.claim(pending[0])
@@ -49,8 +53,11 @@ public struct LayoutDesignClaim: Service {
                 logger.critical("\(error)")
                 throw error
             } catch {
-                logger.warning("could not check a layout experiment's design; retrying", metadata: ["error": "\(error)"])
-                try? await Task.sleep(for: .seconds(1))
+                logger.log(
+                    level: backoff < .seconds(1) ? .debug : .warning, "could not check a layout experiment's design; retrying",
+                    metadata: ["error": "\(error)"])
+                try? await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, .seconds(1))
             }
         }
         if pending.isEmpty { status.markClaimed() }
