@@ -4,6 +4,8 @@
 .PHONY: run test test-fast examples docs browser fuzz attack bench faults dist dist-check image image-check build clean
 
 ONLY ?= all
+# make run: gateways behind HAProxy on the gateway port when more than 1.
+GATEWAYS ?= 1
 BOOTSTRAP = Deploy/local/bootstrap.sh
 RELEASE_BIN = .build/release
 # The two executables only: a plain `swift build -c release` would also optimise the BraidClient
@@ -14,12 +16,12 @@ DEBUG_BIN = .build/debug
 # nothing here runs a debugger. Every debug build below uses the same flags, so they share one build.
 DEBUG_BUILD = swift build -debug-info-format none
 
-## Run the whole system locally on its embedded defaults (Ctrl-C stops it, exit status 0). Debug binaries: they
+## Run the whole system locally on its embedded defaults (Ctrl-C stops it, exit status 0); GATEWAYS=3: three gateways behind HAProxy. Debug binaries: they
 ## build in a fraction of the release build's time and share it with make test (docs/getting-started.md says how fast they serve).
 run:
-	@$(BOOTSTRAP) run
+	@$(BOOTSTRAP) run $(if $(filter-out 1,$(GATEWAYS)),fleet)
 	@$(DEBUG_BUILD) --product braid && $(DEBUG_BUILD) --product braid-local
-	@$(DEBUG_BIN)/braid-local
+	@BRAID_GATEWAYS=$(GATEWAYS) $(DEBUG_BIN)/braid-local
 
 ## Run every test: the generated client matches Schemas/openapi.yaml; the fast tier and the integration tier (which starts its own servers), then examples, browser, fuzz and attack.
 test:

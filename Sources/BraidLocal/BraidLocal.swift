@@ -17,7 +17,8 @@ struct BraidLocal: AsyncParsableCommand {
         abstract: "Run Redis, the broker, a worker and the gateway locally until Ctrl-C.",
         discussion: """
             Environment: BRAID_REDIS_PORT (6379), BRAID_KAFKA_PORT (9092), BRAID_WORKER_METRICS_PORT (9464),
-            BRAID_GATEWAY_PORT (8080), BRAID_PARTITIONS (6), BRAID_DOCS (20000: recipes of the demo corpus,
+            BRAID_GATEWAY_PORT (8080), BRAID_GATEWAYS (1; more: that many gateways on free ports behind HAProxy on
+            BRAID_GATEWAY_PORT, health-checked on /readyz), BRAID_PARTITIONS (6), BRAID_DOCS (20000: recipes of the demo corpus,
             seeded on first run), BRAID_RUN_DIR (.run/local: logs, records of the processes, the corpus),
             BRAID (the braid binary; default: the one next to braid-local).
             """)
@@ -34,6 +35,10 @@ struct BraidLocal: AsyncParsableCommand {
         let metricsPort = try port("BRAID_WORKER_METRICS_PORT", 9464)
         let gatewayPort = try port("BRAID_GATEWAY_PORT", 8080)
         let partitions = Int(environment["BRAID_PARTITIONS"] ?? "") ?? 6
+        let gatewayCount = environment["BRAID_GATEWAYS"].flatMap { $0.isEmpty ? nil : $0 } ?? "1"
+        guard let gatewayCount = Int(gatewayCount), (1...16).contains(gatewayCount) else {
+            throw ValidationError("BRAID_GATEWAYS=\(gatewayCount) is not a count of gateways (1-16)")
+        }
         let documents = Int(environment["BRAID_DOCS"] ?? "") ?? 20_000
         let folder = environment["BRAID_RUN_DIR"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? Toolchain.root.appendingPathComponent(".run/local")
@@ -51,7 +56,7 @@ struct BraidLocal: AsyncParsableCommand {
 
         let stack: LocalStack
         let worker: BraidService
-        let gateway: BraidService
+        let front: Front
         do {
             stack = try await LocalStack.start(
                 in: run, redisPort: redisPort, kafkaPort: kafkaPort, partitions: partitions,
@@ -61,21 +66,31 @@ struct BraidLocal: AsyncParsableCommand {
                 .merging(RunSettings.services(gatewayHost: environment["BRAID_GATEWAY_HOST"])) { $1 }
             worker = try await BraidService.worker(in: run, environment: services, binary: binary)
             say("worker started (pid \(worker.process.pid), log \(run.file("worker.log").path), metrics http://127.0.0.1:\(metricsPort)/metrics)")
-            gateway = try await BraidService.gateway(in: run, port: gatewayPort, environment: services, binary: binary)
-            say("gateway started (pid \(gateway.process.pid), log \(run.file("gateway.log").path))")
+            if gatewayCount == 1 {
+                let gateway = try await BraidService.gateway(in: run, port: gatewayPort, environment: services, binary: binary)
+                front = .gateway(gateway)
+                say("gateway started (pid \(gateway.process.pid), log \(run.file("gateway.log").path))")
+            } else {
+                let fleet = try await GatewayFleet.start(in: run, count: gatewayCount, port: gatewayPort, environment: services, binary: binary)
+                front = .fleet(fleet)
+                for member in fleet.members {
+                    say("gateway started (pid \(member.process.pid), \(member.baseURL), log \(run.file("\(member.name).log").path))")
+                }
+                say("haproxy started (pid \(fleet.balancer.process.pid)) at \(fleet.baseURL), in front of the \(gatewayCount) gateways")
+            }
             try await stack.publish(DemoRequests.demo(), name: "demo-requests", binary: binary)
             say("published demo requests; see them with: redis-cli -p \(redisPort) --scan --pattern 'braid:*'")
         } catch {
             await run.stopAll()
             throw error
         }
-        say("running: gateway at \(gateway.baseURL), Redis at \(stack.redis.url), Kafka at \(stack.broker.brokers)")
-        say("try: curl '\(gateway.baseURL)/v1/search?q=curry+rice&per_page=5'")
-        say("console: \(gateway.baseURL)/console/ (search and feed previews, experiments, workers)")
+        say("running: gateway at \(front.baseURL), Redis at \(stack.redis.url), Kafka at \(stack.broker.brokers)")
+        say("try: curl '\(front.baseURL)/v1/search?q=curry+rice&per_page=5'")
+        say("console: \(front.baseURL)/console/ (search and feed previews, experiments, workers)")
         say("Ctrl-C stops everything")
 
         // Until a signal, or until one of our own processes dies (then the rest stop too).
-        let watched = [stack.redis.process, stack.broker.process, worker.process, gateway.process]
+        let watched = [stack.redis.process, stack.broker.process, worker.process] + front.processes
         let exited: ChildProcess? = await withTaskGroup(of: ChildProcess?.self) { group in
             group.addTask {
                 for await _ in signals { return nil }
@@ -96,10 +111,37 @@ struct BraidLocal: AsyncParsableCommand {
             say("process \(exited.pid) (\(exited.executable)) exited; stopping")
         }
         // Services first (they drain into Redis and Kafka), then the servers.
-        await gateway.stop()
+        await front.stop()
         await worker.stop()
         await run.stopAll()
         say("stopped")
         if exited != nil { throw ExitCode(1) }
+    }
+}
+
+/// What clients call: one gateway, or a fleet behind HAProxy.
+enum Front {
+    case gateway(BraidService)
+    case fleet(GatewayFleet)
+
+    var baseURL: String {
+        switch self {
+        case .gateway(let gateway): gateway.baseURL
+        case .fleet(let fleet): fleet.baseURL
+        }
+    }
+
+    var processes: [ChildProcess] {
+        switch self {
+        case .gateway(let gateway): [gateway.process]
+        case .fleet(let fleet): fleet.members.map(\.process) + [fleet.balancer.process]
+        }
+    }
+
+    func stop() async {
+        switch self {
+        case .gateway(let gateway): await gateway.stop()
+        case .fleet(let fleet): await fleet.stop()
+        }
     }
 }

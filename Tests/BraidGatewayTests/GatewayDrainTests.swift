@@ -13,8 +13,10 @@ struct GatewayDrainTests {
         let fixture = try await WorkerFixture(documents: 100, users: 2)
         let drain = 3_000
         let gateway = try await fixture.startGateway("drain-gateway", environment: ["BRAID_GATEWAY_DRAIN_MS": "\(drain)"])
-        let ready = try await HTTPProbe.request("\(gateway.baseURL)/readyz")
-        try #require(ready.status == 200, "\(ready.text)")
+        // Ready once it has claimed the demo's layout experiment in Redis.
+        try await eventually("/readyz answers 200", within: .seconds(30)) {
+            try await HTTPProbe.request("\(gateway.baseURL)/readyz").status == 200
+        }
         let clock = ContinuousClock()
         let stopped = clock.now
         gateway.process.signal(SIGTERM)

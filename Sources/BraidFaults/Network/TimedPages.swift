@@ -1,6 +1,7 @@
 import BraidHarness
 import BraidDevSupport
 import Foundation
+import Synchronization
 
 /// Page-1 requests one after the other, each timed: what a partition scenario reads its
 /// latencies, degraded pages and recovery from.
@@ -20,10 +21,26 @@ struct TimedPages: Sendable {
 
     /// Asks for page 1 of `queries` in turn, 5 ms apart, until `duration` has passed.
     func run(for duration: Duration) async -> [Page] {
+        let end = ContinuousClock.now + duration
+        return await run { ContinuousClock.now >= end }
+    }
+
+    /// Set by whoever decides the load is over.
+    final class Stop: Sendable {
+        private let flag = Atomic<Bool>(false)
+        var isSet: Bool { flag.load(ordering: .relaxed) }
+        func set() { flag.store(true, ordering: .relaxed) }
+    }
+
+    /// Asks for page 1 of `queries` in turn, 5 ms apart, until `stop` is set.
+    func run(until stop: Stop) async -> [Page] {
+        await run { stop.isSet }
+    }
+
+    private func run(until done: () -> Bool) async -> [Page] {
         var pages: [Page] = []
-        let start = ContinuousClock.now
         var n = 0
-        while ContinuousClock.now - start < duration {
+        while !done() {
             let query = ServedPage.queryComponent(queries[n % queries.count])
             let began = ContinuousClock.now
             let response = try? await HTTPProbe.request("\(baseURL)/v1/search?q=\(query)&per_page=\(perPage)", timeout: .seconds(10))
