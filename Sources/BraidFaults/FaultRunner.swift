@@ -5,8 +5,8 @@ import BraidContracts
 /// ``FaultScenario`` added here.
 public enum FaultCatalog {
     public static let scenarios: [any FaultScenario] = [
-        BrokerFreeze(), WorkerKill(), RedisRestart(), Hostile(), Reshard(), PrimaryKill(),
-        PartitionGatewayRedis(), PartitionWorkerRedis(), PartitionWorkerBroker(), BlackholeRedis(), ClockSkew(), RollingRestart(),
+        BrokerFreeze(), WorkerKill(), RedisRestart(), Hostile(), RollingRestart(), Reshard(), PrimaryKill(),
+        PartitionGatewayRedis(), PartitionWorkerRedis(), PartitionWorkerBroker(), BlackholeRedis(), ClockSkew(),
     ]
 
     public static var names: [String] { scenarios.map(\.name) }

@@ -24,10 +24,10 @@ struct FrontDoorTests {
 
         var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
-        static func start(folder: URL, ports: [String: Int]) async throws -> Run {
+        static func start(folder: URL, ports: [String: Int], extra: [String: String] = [:]) async throws -> Run {
             let log = folder.appendingPathExtension("\(UUID().uuidString.prefix(8)).out")
             let binary = URL(fileURLWithPath: BraidService.binary).deletingLastPathComponent().appendingPathComponent("braid-local").path
-            var environment = ports.mapValues(String.init)
+            var environment = ports.mapValues(String.init).merging(extra) { $1 }
             environment["BRAID_RUN_DIR"] = folder.path
             environment["BRAID_DOCS"] = "300"
             environment["BRAID_PARTITIONS"] = "2"
@@ -92,6 +92,36 @@ struct FrontDoorTests {
         try await second.waitUntilRunning()
         second.process.signal(SIGINT)
         #expect(await second.process.waitForExit(timeout: .seconds(60)).flatMap(ChildProcess.exitCode) == 0)
+    }
+
+    @Test("GATEWAYS=3: three gateways behind HAProxy on the gateway port, every one of them serving; Ctrl-C stops all and exits 0")
+    func threeGatewaysBehindTheBalancer() async throws {
+        let folder = try Self.folder()
+        let ports = try Self.ports()
+        let run = try await Run.start(folder: folder, ports: ports, extra: ["BRAID_GATEWAYS": "3"])
+        try await run.waitUntilRunning()
+        let children = run.children
+        #expect(children.count == 7, "redis-server, broker, worker, three gateways, haproxy: \(run.output)")
+        let gatewayPort = try #require(ports["BRAID_GATEWAY_PORT"])
+        #expect(run.output.contains("haproxy started") && run.output.contains("at http://127.0.0.1:\(gatewayPort)"), "\(run.output)")
+        // Round robin: six pages through the balancer reach each gateway twice, so each of them
+        // counts search requests in its own /metrics.
+        for _ in 0..<6 {
+            let page = try await HTTPProbe.request("http://127.0.0.1:\(gatewayPort)/v1/search?q=curry&per_page=3")
+            #expect(page.status == 200, "\(page.text)")
+        }
+        let members = run.output.split(separator: "\n").compactMap { line -> String? in
+            guard line.contains("gateway started"), let start = line.range(of: "http://") else { return nil }
+            return String(line[start.lowerBound...].prefix { $0 != "," && $0 != ")" })
+        }
+        #expect(members.count == 3, "\(run.output)")
+        for member in members {
+            let metrics = try await HTTPProbe.request("\(member)/metrics").text
+            #expect(metrics.contains("\"/v1/search\""), "\(member) served no page: \(metrics.prefix(300))")
+        }
+        run.process.signal(SIGINT)
+        #expect(await run.process.waitForExit(timeout: .seconds(60)).flatMap(ChildProcess.exitCode) == 0, "\(run.output)")
+        #expect(await Self.allGone(children, within: .seconds(1)))
     }
 
     @Test func staleFilesOfEarlierRunsDoNotStopARun() async throws {
