@@ -120,4 +120,16 @@ struct FaultRunnerTests {
         var all: [String] { lines.withLock { $0 } }
         func add(_ line: String) { lines.withLock { $0.append(line) } }
     }
+
+    @Test("A worker's tally is the processed= of the requests worker's stopped line, not the events worker's")
+    func theTallyOfAWorkerLog() {
+        let log = """
+            2026-11-28T19:00:00+0000 info braid.worker: [BraidWorker] stopping: finishing started requests, then committing and leaving the group
+            2026-11-28T19:00:01+0000 info braid.worker.events: processed=7 [BraidWorker] stopped
+            2026-11-28T19:00:01+0000 info braid.worker: processed=412 [BraidWorker] stopped
+            """
+        #expect(RollingRestart.tally(inLog: log) == 412)
+        #expect(RollingRestart.tally(inLog: "2026-11-28T19:00:01+0000 info braid.worker.events: processed=7 [BraidWorker] stopped") == nil)
+        #expect(RollingRestart.tally(inLog: "") == nil)
+    }
 }

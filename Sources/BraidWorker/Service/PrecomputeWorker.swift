@@ -127,7 +127,7 @@ public final class PrecomputeWorker: Service, Sendable {
             outages.continuation.finish()
             group.cancelAll()
         }
-        logger.info("stopped")
+        logger.info("stopped", metadata: ["processed": "\(metrics.tally.value)"])
     }
 
     /// Processes one message to a settled state, then stores its offset; or gives it up
