@@ -3,7 +3,8 @@ import Foundation
 /// HAProxy (Debian's `haproxy`) on loopback in front of gateways: round robin over those whose
 /// `/readyz` answers 200, checked every ``checkIntervalMs``; ``fall`` failed checks take a gateway
 /// out, ``rise`` good ones bring it back. A request whose connection fails or is closed
-/// unanswered is retried on another gateway (a page is a GET: safe to send again).
+/// unanswered is retried on another gateway: pages are GETs, and an event sent twice is
+/// counted once (an impression id's events are deduplicated).
 public final class Balancer: Sendable {
     public let port: Int
     public let process: ChildProcess
@@ -40,7 +41,7 @@ public final class Balancer: Sendable {
                 retries 3
                 retry-on conn-failure empty-response
                 option redispatch 1
-                # The gateways read the caller's address from it (gateway.trusted_proxies).
+                # The caller's address, for gateways that trust this proxy (gateway.trusted_proxies).
                 option forwardfor
 
             frontend braid
