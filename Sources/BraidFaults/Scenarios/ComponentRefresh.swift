@@ -6,8 +6,9 @@ import Foundation
 /// `component-refresh`: a gateway and a worker; one feed component with a TTL of ``ttl``, read
 /// 4 times a second for ``duration`` once it is first stored. Passes when no read after the first
 /// store is served from a live read (each would be one because the stored content expired), the
-/// gateway asked for a refresh at least once per TTL, and at most once per refresh window (twice
-/// `gateway.refresh_ahead_ms`), so the key is recomputed no more often than that.
+/// gateway asked for refreshes as often as the TTLs that passed (one fewer at least: the first
+/// store is a miss's), and at most once per refresh window (twice `gateway.refresh_ahead_ms`),
+/// so the key is recomputed no more often than that.
 ///
 /// `ComponentRefreshAheadTests` checks the same at an 8 s TTL over 40 s in `make test`.
 public struct ComponentRefresh: FaultScenario {
