@@ -313,7 +313,7 @@ let package = Package(
             name: "BraidWorkerTests",
             dependencies: [
                 "BraidWorker", "BraidPrecompute", "BraidCore", "BraidContracts", "BraidRedis", "BraidKafka", "BraidSources",
-                "BraidTestSupport", "BraidFaults",
+                "BraidTestSupport", "BraidFaults", "BraidExperiments",
                 // librdkafka's mock cluster, for the worker's retry path without a broker.
                 "CRdKafka", logging, serviceLifecycle,
             ],

@@ -18,6 +18,9 @@ extension BraidConfiguration {
         guard (0...65_535).contains(gateway.port) else { throw fail("gateway.port must be 0-65535 (0: any free port)") }
         guard (0...65_535).contains(worker.metricsPort) else { throw fail("worker.metrics_port must be 0-65535 (0: any free port)") }
         guard (1...10_000).contains(worker.componentItems) else { throw fail("worker.component_items must be 1-10000") }
+        guard (.seconds(1)...(.seconds(86_400))).contains(worker.retentionSweep) else {
+            throw fail("worker.retention_sweep_seconds must be 1-86400")
+        }
         guard worker.concurrency >= 1 else { throw fail("worker.concurrency must be at least 1") }
         guard worker.maxAttempts >= 1 else { throw fail("worker.max_attempts must be at least 1") }
         guard worker.retryBackoff >= .zero else { throw fail("worker.retry_backoff_ms must not be negative") }

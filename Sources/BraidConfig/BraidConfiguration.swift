@@ -420,12 +420,15 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var metricsPort = 9464
         /// Items stored per feed component (clients page through them).
         public var componentItems = 60
+        /// How often the fleet deletes expired walk records and impression states (kept without a
+        /// Redis TTL, so that eviction cannot take them): one worker sweeps per interval.
+        @Seconds public var retentionSweep: Duration = .seconds(600)
         public init() {}
 
         enum CodingKeys: String, CodingKey {
             case concurrency, ordering, readAhead, readAheadPerPartition, maxAttempts, retryBackoff = "retryBackoffMs"
             case pauseAfterFailures, probeBackoff = "probeBackoffMs", probeMaxBackoff = "probeMaxBackoffMs", metricsHost
-            case metricsPort, componentItems
+            case metricsPort, componentItems, retentionSweep = "retentionSweepSeconds"
         }
     }
 

@@ -67,7 +67,7 @@ public struct GatewayAssembly: Sendable {
             threshold: gateway.admission.threshold, halvingSeconds: halving, sketchWidth: gateway.admission.sketchWidth,
             shared: gateway.admission.shared
                 ? SharedSightings(redis: redis, keys: keys, width: gateway.admission.sketchWidth, halvingSeconds: halving) : nil)
-        var background: [any Service] = []
+        var background: [any Service] = [EvictionPolicyWatch(redis: redis, logger: Logger(label: "braid.gateway.redis"))]
         let tracked = gateway.keyTracking ? TrackedVersions() : nil
         let keyTracker = tracked.map { tracked in
             RedisKeyTracker(

@@ -27,6 +27,9 @@ public struct WorkerAssembly: Sendable {
     public let requests: PrecomputeWorker
     public let events: PrecomputeWorker
     let metrics: any Service
+    /// Deletes expired walk records and impression states (one worker of the fleet per interval).
+    public let retention: RetentionSweeper
+    let evictionPolicy: EvictionPolicyWatch
     let source: any SearchSource
     let provider: any ComponentProvider
     /// The HTTP sources' client: one connection per concurrent request (the shared client
@@ -75,6 +78,9 @@ public struct WorkerAssembly: Sendable {
         self.metrics = Application(
             router: MetricsEndpoint.router(token: configuration.admin.token.text), server: limits.server,
             configuration: limits.configuration(host: listener.address, port: listener.port), logger: Logger(label: "braid.worker.metrics"))
+        self.retention = RetentionSweeper(
+            sweep: RetentionSweep(redis: redis, keys: keys), interval: worker.retentionSweep, logger: Logger(label: "braid.worker.retention"))
+        self.evictionPolicy = EvictionPolicyWatch(redis: redis, logger: Logger(label: "braid.worker.redis"))
         self.redis = redis
         self.producer = producer
         self.source = source
@@ -84,7 +90,7 @@ public struct WorkerAssembly: Sendable {
     }
 
     /// Every long-running part, in start order.
-    public var services: [any Service] { [producer, redis, metrics, requests, events] }
+    public var services: [any Service] { [producer, redis, metrics, evictionPolicy, retention, requests, events] }
 
     /// Closes the live backends after the services have stopped.
     public func shutdown() async {

@@ -62,4 +62,25 @@ struct KeysTests {
         #expect(home != keys.component(feed: "home", type: .carousel, scope: .init(user: "u1")))
         #expect(keys.experiment("exp1").counters == "p:{exp:exp1}:counters")
     }
+
+    @Test("Walk records and impression states are recognised as retained records, and no other key of Braid's")
+    func retainedRecordsAreRecognisedByTheirKeys() {
+        let keys = CacheKeys(prefix: "b:x")
+        let experiment = keys.experiment("layout-1")
+        let state = experiment.impression("AbC_9-z")
+        let clicks = experiment.clickedPositions("AbC_9-z")
+        #expect(keys.retainedRecord(keys.walk(42)) == .walk(keys.walk(42)))
+        #expect(keys.retainedRecord(state) == .impression(state: state, clicks: clicks))
+        #expect(keys.retainedRecord(clicks) == .impression(state: state, clicks: clicks), "the clicked set names its state's record")
+        #expect(CacheKeys.RetainedRecord.impression(state: state, clicks: clicks).keys == [state, clicks])
+        let ranking = keys.ranking("featured", query: "curry")
+        for other in [
+            experiment.counters, experiment.history, experiment.layoutUsers("a"), experiment.layoutSessions("a"), ranking.pointer,
+            ranking.version(3), ranking.lease, keys.component(feed: "home", type: .carousel, scope: .init(user: "u")),
+            keys.rateBucket(kind: "identity", caller: "u"), keys.admissionSketch(period: 3), keys.retentionLease,
+            CacheKeys(prefix: "b").walk(42), "b:x:{walk:}", "b:x:{walk:1}:more", "b:x:{exp:e}:imp:", "b:x:{exp:e}:imp:a:b",
+        ] {
+            #expect(keys.retainedRecord(other) == nil, "\(other)")
+        }
+    }
 }

@@ -12,6 +12,7 @@ import BraidCore
 /// - `<prefix>:{comp:<feed>:<type>:<sdigest>}:refresh` — refresh-ahead deduplication marker
 /// - `<prefix>:{exp:<experiment>}:…` — team-draft aggregation of one experiment
 /// - `<prefix>:{walk:<id>}` — the record of one cursor walk (``WalkRecord``; hash), its own slot
+/// - `<prefix>:{retention}:lease` — held by the worker sweeping expired walk records and impression states
 /// - `<prefix>:{rate:<kind>:<cdigest>}` — one caller's fleet-wide rate-limit bucket (hash)
 /// - `<prefix>:{admission}:<period>` — the fleet's sightings of missed keys in one period (count-min sketch)
 /// - `<prefix>:{dlq}:<topic>:<partition>:<offset>` — a request message already dead-lettered
@@ -99,6 +100,46 @@ public struct CacheKeys: Sendable, Hashable {
         "\(prefix):{walk:\(WalkState(mode: .recorded, id: id, page: 1).idText)}"
     }
 
+    /// Held by the one worker of the fleet that sweeps retained records in a sweep interval.
+    public var retentionLease: String { "\(prefix):{retention}:lease" }
+
+    /// What `key` is, if it is a record kept without a Redis TTL (so that a `volatile-*`
+    /// eviction policy never takes it) and deleted by the retention sweep once its stored
+    /// expiry has passed: a walk record, or an impression's state with its clicked set.
+    public func retainedRecord(_ key: String) -> RetainedRecord? {
+        let walkStart = "\(prefix):{walk:"
+        if key.hasPrefix(walkStart) {
+            let id = key.dropFirst(walkStart.count)
+            guard id.count > 1, id.last == "}", !id.dropLast().contains("}") else { return nil }
+            return .walk(key)
+        }
+        let experimentStart = "\(prefix):{exp:"
+        guard key.hasPrefix(experimentStart), let close = key.firstIndex(of: "}"),
+              key[key.index(after: close)...].hasPrefix(":imp:")
+        else { return nil }
+        let base = String(key[..<key.index(after: close)])
+        var id = key[key.index(close, offsetBy: 6)...]
+        if id.hasSuffix(":clicks") { id = id.dropLast(7) }
+        guard !id.isEmpty, !id.contains(":") else { return nil }
+        let experiment = ExperimentKeys(base: base)
+        return .impression(state: experiment.impression(String(id)), clicks: experiment.clickedPositions(String(id)))
+    }
+
+    /// A record the retention sweep looks after (``retainedRecord(_:)``): its keys, the first
+    /// the hash whose field `e` holds the expiry (seconds since 1970).
+    public enum RetainedRecord: Sendable, Hashable {
+        case walk(String)
+        /// An impression's state (hash) and the set of its clicked positions or components.
+        case impression(state: String, clicks: String)
+
+        public var keys: [String] {
+            switch self {
+            case .walk(let key): [key]
+            case .impression(let state, let clicks): [state, clicks]
+            }
+        }
+    }
+
     public func experiment(_ experiment: String) -> ExperimentKeys {
         ExperimentKeys(base: "\(prefix):{exp:\(experiment)}")
     }
@@ -123,7 +164,8 @@ public struct CacheKeys: Sendable, Hashable {
         /// Hash of the console's samples of the outcome: field = the sampling interval's number
         /// since 1970, value = the sample's JSON; the gateways share it.
         public var history: String { "\(base):history" }
-        /// Per-impression state (clicks per team so far).
+        /// Per-impression state (clicks per team so far, field `e` its expiry); no Redis TTL:
+        /// the retention sweep deletes it with its clicked set (``RetainedRecord``).
         public func impression(_ id: String) -> String { "\(base):imp:\(id)" }
         /// Positions of an impression already clicked (a repeated click counts once); for a
         /// layout impression, the components already clicked.

@@ -45,4 +45,7 @@ public enum MetricName: String, CaseIterable, Sendable {
     case workerProbes = "braid_worker_probes_total"
     case workerProcessed = "braid_worker_processed_total"
     case workerProcessingDurationSeconds = "braid_worker_processing_duration_seconds"
+    case workerRetentionDeleted = "braid_worker_retention_deleted_total"
+    case workerRetentionSweeps = "braid_worker_retention_sweeps_total"
+    case redisEvictionPolicyUnsafe = "braid_redis_eviction_policy_unsafe"
 }

@@ -8,7 +8,8 @@ import NIOCore
 public struct ExperimentStore: Sendable {
     public let redis: RedisClient
     public let keys: CacheKeys
-    /// How long an impression can still receive clicks.
+    /// How long an impression's state is kept after its first event (deleted by the
+    /// retention sweep, not by a Redis TTL, so that eviction cannot take it).
     public let impressionTTLSeconds: Int
 
     public init(redis: RedisClient, keys: CacheKeys, impressionTTLSeconds: Int = ImpressionValidity.impressionStateTTLSeconds) {
@@ -57,7 +58,7 @@ public struct ExperimentStore: Sendable {
             keys: [experiment.counters, experiment.impression(event.impression), experiment.clickedPositions(event.impression)],
             arguments: [
                 .string(event.type.rawValue), .integer(Int64(event.position ?? -1)), .integer(Int64(team)),
-                .integer(Int64(impressionTTLSeconds)), .integer(Int64(event.teams ?? 2)),
+                .integer(Int64(now.timeIntervalSince1970) + Int64(impressionTTLSeconds)), .integer(Int64(event.teams ?? 2)),
                 .string(SnapshotAge(seconds: event.snapshotAgeSeconds).rawValue), .string(event.component ?? Self.searchSurface),
             ])
         switch reply {
@@ -204,8 +205,8 @@ public struct ExperimentStore: Sendable {
     }
 
     /// KEYS[1] counters, KEYS[2] impression state, KEYS[3] clicked positions (one hash tag).
-    /// ARGV[1] `impression` or `click`, ARGV[2] position, ARGV[3] team index, ARGV[4] TTL,
-    /// ARGV[5] teams of the impression. Team-draft multileave credit (``PairwiseCredit``): an
+    /// ARGV[1] `impression` or `click`, ARGV[2] position, ARGV[3] team index, ARGV[4] the
+    /// state's expiry (seconds since 1970: no Redis TTL, ``CacheKeys/RetainedRecord``), ARGV[5] teams of the impression. Team-draft multileave credit (``PairwiseCredit``): an
     /// impression starts as a tie of every pair of its teams; each first click on a position
     /// adds to its team's clicks and moves the pairs whose outcome changes. A click also
     /// counts its impression if that event is missing. `teams` in the counters is the most
@@ -256,7 +257,7 @@ public struct ExperimentStore: Sendable {
           end
           local known = tonumber(redis.call('HGET', KEYS[1], 'teams') or '2')
           if teams > known then redis.call('HSET', KEYS[1], 'teams', teams) end
-          redis.call('EXPIRE', KEYS[2], ARGV[4])
+          redis.call('HSET', KEYS[2], 'e', ARGV[4])
           changed = 1
         else
           teams = tonumber(redis.call('HGET', KEYS[2], 'teams') or '2')
@@ -272,7 +273,6 @@ public struct ExperimentStore: Sendable {
           redis.call('HINCRBY', KEYS[1], 'duplicates', 1)
           return 2
         end
-        redis.call('EXPIRE', KEYS[3], ARGV[4])
         local clicks = {}
         local age = redis.call('HGET', KEYS[2], 'age')
         local surface = redis.call('HGET', KEYS[2], 'surface')

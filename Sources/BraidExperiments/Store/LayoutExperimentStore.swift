@@ -47,7 +47,8 @@ public struct LayoutExperimentStore: Sendable {
             ],
             arguments: [
                 .string(event.type == .layoutClick ? "click" : "impression"), .string(variant), .string("\(kind):\(user)"),
-                .string(event.sessionKey ?? ""), .string(component), .integer(Int64(impressionTTLSeconds)),
+                .string(event.sessionKey ?? ""), .string(component),
+                .integer(Int64(now.timeIntervalSince1970) + Int64(impressionTTLSeconds)),
             ])
         switch reply {
         case .integer(1): return .credited
@@ -58,14 +59,15 @@ public struct LayoutExperimentStore: Sendable {
 
     /// KEYS[1] counters, KEYS[2] impression state, KEYS[3] clicked components, KEYS[4] the
     /// variant's users, KEYS[5] its sessions. ARGV[1] `impression` or `click`, ARGV[2] variant,
-    /// ARGV[3] user, ARGV[4] session ('' for none), ARGV[5] component, ARGV[6] TTL.
+    /// ARGV[3] user, ARGV[4] session ('' for none), ARGV[5] component, ARGV[6] the state's
+    /// expiry (seconds since 1970; no Redis TTL, as for ``ExperimentStore``).
     /// A user's n-th click adds 2n − 1 to `click_squares`, so it stays Σ clicks² over users.
     /// Returns 1 when something was credited, 2 for a duplicate, 0 otherwise.
     static let recordScript = RedisScript("""
         local v = 'layout:' .. ARGV[2] .. ':'
         local changed = 0
         if redis.call('HSETNX', KEYS[2], 'seen', '1') == 1 then
-          redis.call('EXPIRE', KEYS[2], ARGV[6])
+          redis.call('HSET', KEYS[2], 'e', ARGV[6])
           redis.call('HINCRBY', KEYS[1], v .. 'impressions', 1)
           if redis.call('HSETNX', KEYS[4], ARGV[3], 0) == 1 then redis.call('HINCRBY', KEYS[1], v .. 'users', 1) end
           if ARGV[4] ~= '' and redis.call('HSETNX', KEYS[5], ARGV[4], 1) == 1 then
@@ -81,7 +83,6 @@ public struct LayoutExperimentStore: Sendable {
           redis.call('HINCRBY', KEYS[1], 'duplicates', 1)
           return 2
         end
-        redis.call('EXPIRE', KEYS[3], ARGV[6])
         local clicks = redis.call('HINCRBY', KEYS[4], ARGV[3], 1)
         redis.call('HINCRBY', KEYS[1], v .. 'clicks', 1)
         redis.call('HINCRBY', KEYS[1], v .. 'click_squares', 2 * clicks - 1)

@@ -8,6 +8,10 @@ import NIOCore
 /// and `1`…`n` (each page, ``WalkRecord/Page/encoded()``). A record lives as long as the walk's
 /// latest cursor and holds at most `maxBytes` of pages; pages are only ever appended, by
 /// ``WalkScripts/append``, so two gateways serving the same page at once agree on one.
+///
+/// A record has no Redis TTL: under the `volatile-lfu` policy Braid asks for, eviction takes
+/// only keys with one, and a walk cannot be recomputed. ``RetentionSweep`` deletes records
+/// whose `e` has passed (a cursor is refused from that moment on anyway).
 public struct WalkStore: Sendable {
     public let redis: RedisClient
     public let keys: CacheKeys
@@ -117,7 +121,6 @@ enum WalkScripts {
         fields[#fields + 1] = 'e'
         fields[#fields + 1] = string.format('%d', expires)
         redis.call('HSET', KEYS[1], unpack(fields))
-        redis.call('EXPIREAT', KEYS[1], expires)
         return {0}
         """)
 }

@@ -5,11 +5,18 @@ extension RedisClient {
     /// and misses none that existed for the whole walk; in a cluster, a slot that moves
     /// during the walk can be seen on both nodes or, rarely, on neither.
     public func scanKeys(matching pattern: String, count: Int = 500) async throws -> [String] {
+        var keys: Set<String> = []
+        try await scanKeys(matching: pattern, count: count) { keys.formUnion($0) }
+        return keys.sorted()
+    }
+
+    /// Walks the same keys as ``scanKeys(matching:count:)`` one SCAN reply at a time, so a
+    /// large key space is never held at once; `body` may see a key more than once.
+    public func scanKeys(matching pattern: String, count: Int = 500, _ body: ([String]) async throws -> Void) async throws {
         let nodes = primaries()
         guard !nodes.isEmpty else {
             throw RedisConnectionError(.unavailable, "the cluster slot map is not known yet; wait with waitUntilConnected()")
         }
-        var keys: Set<String> = []
         for node in nodes {
             var cursor = "0"
             repeat {
@@ -18,11 +25,11 @@ extension RedisClient {
                 guard case .array(let parts?) = reply, parts.count == 2, let next = parts[0].string, case .array(let found?) = parts[1] else {
                     throw RedisUnexpectedReplyError(command: "SCAN", reply: reply)
                 }
-                for key in found { if let key = key.string { keys.insert(key) } }
+                let keys = found.compactMap(\.string)
+                if !keys.isEmpty { try await body(keys) }
                 cursor = next
             } while cursor != "0"
         }
-        return keys.sorted()
     }
 
     /// A glob pattern that matches `prefix` literally (`*?[]\` escaped) followed by anything.
