@@ -5,7 +5,7 @@ import BraidContracts
 /// ``FaultScenario`` added here.
 public enum FaultCatalog {
     public static let scenarios: [any FaultScenario] = [
-        BrokerFreeze(), WorkerKill(), RedisRestart(), Hostile(), RollingRestart(), ComponentRefresh(), Reshard(), PrimaryKill(),
+        BrokerFreeze(), WorkerKill(), RedisRestart(), Hostile(), RollingRestart(), ComponentRefresh(), RedisFull(), Reshard(), PrimaryKill(),
         PartitionGatewayRedis(), PartitionWorkerRedis(), PartitionWorkerBroker(), BlackholeRedis(), ClockSkew(),
     ]
 

@@ -20,5 +20,7 @@ struct PrometheusRulesTests {
         let used = try Deploy.metricNames(in: Array(alerts.values), exported: exported)
         for name in used { #expect(exported.contains(name), "a rule reads \(name), which no code exports") }
         #expect(alerts["BraidRateLimitsNotShared"]?.contains("braid_gateway_rate_limit_shared_unavailable_total") == true)
+        #expect(alerts["BraidRedisEvictionPolicyUnsafe"]?.contains("braid_redis_eviction_policy_unsafe") == true)
+        #expect(alerts["BraidRetentionSweepFailing"]?.contains("braid_worker_retention_sweeps_total") == true)
     }
 }

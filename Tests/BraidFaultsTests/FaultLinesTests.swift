@@ -66,10 +66,10 @@ struct FaultLinesTests {
     @Test func theCatalogSelectsAllOneOrNone() {
         #expect(
             FaultCatalog.names == [
-                "broker-freeze", "worker-kill", "redis-restart", "hostile", "rolling-restart", "component-refresh", "reshard", "primary-kill", "partition-gateway-redis",
+                "broker-freeze", "worker-kill", "redis-restart", "hostile", "rolling-restart", "component-refresh", "redis-full", "reshard", "primary-kill", "partition-gateway-redis",
                 "partition-worker-redis", "partition-worker-broker", "blackhole-redis", "clock-skew",
             ])
-        #expect(FaultCatalog.select("all")?.count == 13)
+        #expect(FaultCatalog.select("all")?.count == 14)
         #expect(FaultCatalog.select("reshard")?.map(\.name) == ["reshard"])
         #expect(FaultCatalog.select("resharding") == nil)
     }

@@ -56,6 +56,7 @@ public final class RedisCluster: Sendable {
                         "--cluster-enabled", "yes", "--cluster-port", "\(free[index + 6])",
                         "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "\(timeoutMs)",
                         "--cluster-require-full-coverage", "no", "--save", "", "--appendonly", "no", "--dir", folder.path,
+                        "--maxmemory-policy", "volatile-lfu",
                         "--daemonize", "no",
                     ],
                     log: "cluster-\(name)/\(port)/redis.log", namespace: placement.namespace))

@@ -56,7 +56,9 @@ public final class RedisServer: Sendable {
         let process = try await run.start(
             server,
             listen + ["--bind", placement.address] + placement.protectedModeOff
-                + ["--save", "", "--appendonly", "no", "--dir", run.url.path, "--daemonize", "no"] + arguments,
+                + ["--save", "", "--appendonly", "no", "--dir", run.url.path, "--daemonize", "no"]
+                // Braid's eviction policy (Deploy/redis/braid-redis.conf); `arguments` may say otherwise.
+                + ["--maxmemory-policy", "volatile-lfu"] + arguments,
             log: "\(name).log", namespace: placement.namespace)
         try await Readiness.wait(for: "redis-server on port \(port)", process: process, timeout: .seconds(20)) {
             Readiness.log(process.log, contains: "Ready to accept connections", after: logOffset)
