@@ -72,7 +72,7 @@ bench:
 	@$(RELEASE_BUILD)
 	@$(RELEASE_BIN)/braid-dev bench $(ONLY)
 
-## Fault injection: FAULT lines and a verdict per scenario (broker frozen, worker killed, Redis restarted, hostile messages, cluster resharded, cluster primary killed; as root, on hosts of their own: partitions, a blackholed primary, clock skew); ONLY=<scenario>, BRAID=<binary>.
+## Fault injection: FAULT lines and a verdict per scenario (broker frozen, worker killed, Redis restarted, hostile messages, rolling restart, component refresh, Redis full, cluster resharded, cluster primary killed; as root, on hosts of their own: partitions, a blackholed primary, clock skew); ONLY=<scenario>, BRAID=<binary>; ONLY=rolling-upgrade PREVIOUS=<the previous release's braid>.
 faults:
 	@$(BOOTSTRAP) faults
 	@$(RELEASE_BUILD)

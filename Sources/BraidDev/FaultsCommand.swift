@@ -13,15 +13,17 @@ struct FaultsCommand: AsyncParsableCommand {
         commandName: "faults",
         abstract: "Run the fault scenarios on loopback and check their outcomes.",
         discussion: """
-            Scenarios: \(FaultCatalog.names.joined(separator: ", ")). BRAID=<path> runs that braid binary \
-            (default: the one next to braid-dev).
+            Scenarios: \(FaultCatalog.names.joined(separator: ", ")); run only when named: \
+            \(FaultCatalog.namedOnly.map(\.name).joined(separator: ", ")) (PREVIOUS=<the previous release's braid>). \
+            BRAID=<path> runs that braid binary (default: the one next to braid-dev).
             """)
 
     @Argument(help: "A scenario, or all.") var scenario = "all"
 
     func validate() throws {
         guard FaultCatalog.select(scenario) != nil else {
-            throw ValidationError("no fault scenario '\(scenario)' (have: \(FaultCatalog.names.joined(separator: " ")); or all)")
+            let named = FaultCatalog.names + FaultCatalog.namedOnly.map(\.name)
+            throw ValidationError("no fault scenario '\(scenario)' (have: \(named.joined(separator: " ")); or all)")
         }
     }
 

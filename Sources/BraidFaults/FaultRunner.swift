@@ -9,13 +9,16 @@ public enum FaultCatalog {
         PartitionGatewayRedis(), PartitionWorkerRedis(), PartitionWorkerBroker(), BlackholeRedis(), ClockSkew(),
     ]
 
+    /// Scenarios that run only when named: `rolling-upgrade` needs the previous release's binary.
+    public static let namedOnly: [any FaultScenario] = [RollingUpgrade()]
+
     public static var names: [String] { scenarios.map(\.name) }
 
-    /// The scenarios `only` selects: all of them for `all`, else the one of that name; nil
-    /// when there is none of that name.
+    /// The scenarios `only` selects: all of ``scenarios`` for `all`, else the one of that name
+    /// (``namedOnly`` too); nil when there is none of that name.
     public static func select(_ only: String, from scenarios: [any FaultScenario] = scenarios) -> [any FaultScenario]? {
         if only == "all" { return scenarios }
-        let chosen = scenarios.filter { $0.name == only }
+        let chosen = (scenarios + namedOnly).filter { $0.name == only }
         return chosen.isEmpty ? nil : chosen
     }
 }

@@ -11,7 +11,7 @@ struct OpsCommand: AsyncParsableCommand {
             Every tool reads the same configuration as the services (--config FILE, BRAID_* variables).
             Exit status: 0 success, 1 failure (or a check that did not pass), 2 usage error.
             """,
-        subcommands: [LagCommand.self, OpsSnapshotCommand.self, OpsDLQCommand.self, OpsTopicsCommand.self, OpsFutureCommand.self])
+        subcommands: [LagCommand.self, OpsSnapshotCommand.self, OpsDLQCommand.self, OpsTopicsCommand.self, OpsFutureCommand.self, OpsRetentionCommand.self])
 }
 
 /// `braid ops lag`: how far the workers' consumer group is behind, per partition.

@@ -177,6 +177,29 @@ struct OpsCommandTests {
         }
     }
 
+    /// An expired walk record is deleted by `braid ops retention`, a live one is kept.
+    @Test func retentionDeletesExpiredWalkRecordsNow() async throws {
+        let redisURL = try TestEnvironment.redisURL()
+        let prefix = TestEnvironment.uniqueName("braid")
+        let keys = CacheKeys(prefix: prefix)
+        let environment = ["BRAID_REDIS_URL": redisURL, "BRAID_REDIS_KEY_PREFIX": prefix, "BRAID_LOGGING_LEVEL": "warning"]
+        let now = Int64(Date().timeIntervalSince1970)
+        let page = WalkRecord.Page(ids: ["r1"], aTotal: 1)
+        try await withRedisClient(redisURL) { (redis: RedisClient) async throws -> Void in
+            let walks = WalkStore(redis: redis, keys: keys, maxBytes: 1_024)
+            #expect(try await walks.append(1, pages: [page], from: 1, expiresAt: now - 3_600) == .appended)
+            #expect(try await walks.append(2, pages: [page], from: 1, expiresAt: now + 3_600) == .appended)
+        }
+        let swept = try BraidBinary.run(["ops", "retention"], environment: environment)
+        #expect(swept.status == 0, "\(swept.stderr)")
+        #expect(swept.stdout.contains("examined 2 retained records, deleted 1"), "\(swept.stdout)")
+        try await withRedisClient(redisURL) { (redis: RedisClient) async throws -> Void in
+            let walks = WalkStore(redis: redis, keys: keys, maxBytes: 1_024)
+            #expect(try await walks.read(1) == nil)
+            #expect(try await walks.read(2)?.pages == [page])
+        }
+    }
+
     @Test func dlqListShowsDeadLettersAndReplayRepublishesThem() async throws {
         let brokers = try TestEnvironment.kafkaBrokers()
         let (requests, dlq) = (TestEnvironment.uniqueName("requests"), TestEnvironment.uniqueName("dlq"))

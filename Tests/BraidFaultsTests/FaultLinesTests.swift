@@ -71,6 +71,8 @@ struct FaultLinesTests {
             ])
         #expect(FaultCatalog.select("all")?.count == 14)
         #expect(FaultCatalog.select("reshard")?.map(\.name) == ["reshard"])
+        #expect(FaultCatalog.select("rolling-upgrade")?.map(\.name) == ["rolling-upgrade"], "run when named")
+        #expect(FaultCatalog.select("all")?.contains { $0.name == "rolling-upgrade" } == false, "not by all: it needs PREVIOUS")
         #expect(FaultCatalog.select("resharding") == nil)
     }
 }

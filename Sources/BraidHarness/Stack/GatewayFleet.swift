@@ -10,42 +10,51 @@ public final class GatewayFleet: Sendable {
     private let run: RunDirectory
     private let names: [String]
     private let environment: [String: String]
+    private let arguments: [String]
     private let binary: String
 
     /// The balancer's address: where clients go.
     public var baseURL: String { balancer.baseURL }
     public var members: [BraidService] { gateways.withLock { $0 } }
 
-    private init(balancer: Balancer, gateways: [BraidService], run: RunDirectory, names: [String], environment: [String: String], binary: String) {
+    private init(
+        balancer: Balancer, gateways: [BraidService], run: RunDirectory, names: [String], environment: [String: String], arguments: [String],
+        binary: String
+    ) {
         self.balancer = balancer
         self.ports = gateways.map { $0.port ?? 0 }
         self.gateways = Mutex(gateways)
         self.run = run
         self.names = names
         self.environment = environment
+        self.arguments = arguments
         self.binary = binary
     }
 
     /// Starts `count` gateways named `<name>-1`… on free ports with `environment` (which may
-    /// set `BRAID_GATEWAY_DRAIN_MS` to another drain), then the balancer on `port` (a free one
-    /// when nil).
+    /// set `BRAID_GATEWAY_DRAIN_MS` to another drain) and `arguments`, then the balancer on
+    /// `port` (a free one when nil).
     public static func start(
-        in run: RunDirectory, count: Int, name: String = "gateway", port: Int? = nil, environment: [String: String], binary: String = BraidService.binary
+        in run: RunDirectory, count: Int, name: String = "gateway", port: Int? = nil, environment: [String: String], arguments: [String] = [],
+        binary: String = BraidService.binary
     ) async throws(HarnessError) -> GatewayFleet {
         let environment = ["BRAID_GATEWAY_DRAIN_MS": "\(Balancer.gatewayDrainMs)"].merging(environment) { $1 }
         let names = (1...max(1, count)).map { "\(name)-\($0)" }
         var gateways: [BraidService] = []
         for name in names {
-            gateways.append(try await BraidService.gateway(in: run, name: name, environment: environment, binary: binary))
+            gateways.append(
+                try await BraidService.gateway(in: run, name: name, arguments: arguments, environment: environment, binary: binary))
         }
         let balancer = try await Balancer.start(in: run, port: port, gateways: gateways.map { $0.port ?? 0 })
-        return GatewayFleet(balancer: balancer, gateways: gateways, run: run, names: names, environment: environment, binary: binary)
+        return GatewayFleet(
+            balancer: balancer, gateways: gateways, run: run, names: names, environment: environment, arguments: arguments, binary: binary)
     }
 
-    /// Stops gateway `index` (SIGTERM: it drains) and starts it again on its port; returns once
-    /// the balancer sends it requests again.
+    /// Stops gateway `index` (SIGTERM: it drains) and starts it again on its port, from `binary`
+    /// (another version: a rolling upgrade) or the fleet's; returns once the balancer sends it
+    /// requests again.
     @discardableResult
-    public func restart(_ index: Int) async throws(HarnessError) -> Restart {
+    public func restart(_ index: Int, binary: String? = nil) async throws(HarnessError) -> Restart {
         let clock = ContinuousClock()
         let began = clock.now
         let old = gateways.withLock { $0[index] }
@@ -53,7 +62,8 @@ public final class GatewayFleet: Sendable {
         let status = await old.process.waitForExit(timeout: .seconds(30))
         await run.stop(old.process)
         let exited = clock.now
-        let new = try await BraidService.gateway(in: run, name: names[index], port: ports[index], environment: environment, binary: binary)
+        let new = try await BraidService.gateway(
+            in: run, name: names[index], port: ports[index], arguments: arguments, environment: environment, binary: binary ?? self.binary)
         gateways.withLock { $0[index] = new }
         let started = clock.now
         // The balancer brings it back after `rise` good checks.
