@@ -17,7 +17,7 @@
 #            (make test: the Kubernetes manifests against the API schemas)
 #   browser  Debian's chromium and its driver (make browser)
 #   test     run + fleet + tools + browser + iproute2 (the harness's virtual network has a test)
-#   bench    wrk and hyperfine (make bench)
+#   bench    fleet + wrk and hyperfine (make bench; the fleet group runs behind HAProxy)
 #   dist     debootstrap and patchelf (make dist, make dist-check)
 #   image    dist + buildah, podman, runc, slirp4netns (make image, make image-check; Debian's
 #            runc: crun refuses this kernel's cgroups)
@@ -50,7 +50,7 @@ want() {
     tools) pip_sets+=(tools) ;;
     browser) apt_packages+=(chromium chromium-driver) ;;
     test) want run; want fleet; want tools; want browser; apt_packages+=(iproute2) ;;
-    bench) want run; apt_packages+=(wrk hyperfine) ;;
+    bench) want run; want fleet; apt_packages+=(wrk hyperfine) ;;
     dist) want run; apt_packages+=(debootstrap patchelf) ;;
     image) want dist; apt_packages+=(buildah podman runc slirp4netns) ;;
     faults) want run; want fleet; apt_packages+=(iproute2 iptables faketime) ;;

@@ -50,3 +50,15 @@ enum Seconds {
         String(format: "%.1f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
     }
 }
+
+/// Waiting for what another process does.
+enum Poll {
+    /// Asks `condition` every 250 ms until it holds; throws `failure` after `seconds`.
+    static func until(seconds: Int, _ failure: String, _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else { throw HarnessError.failed(failure) }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+    }
+}

@@ -64,4 +64,23 @@ struct SnapshotLeaseTests {
             #expect(clock.now - start < .seconds(5), "waited \(clock.now - start) for an 800 ms lease")
         }
     }
+
+    @Test("A page that missed before another gateway stored the snapshot finds the lease free and computes nothing; a pointer whose version was evicted is computed again")
+    func aFreeLeaseOverAStoredSnapshotComputesNothing() async throws {
+        try await withRedisClient(try TestEnvironment.redisURL()) { (redis: RedisClient) async throws -> Void in
+            let keys = Self.keys()
+            let ranking = keys.ranking("popular", query: "soup")
+            let lease = SnapshotLease(redis: redis, keys: keys, ttl: .seconds(30), wait: .seconds(1))
+            // Another gateway's computation finished and released its lease after this page's miss.
+            _ = try await redis.set(ranking.version(7), to: "{}")
+            _ = try await redis.set(ranking.pointer, to: "7")
+            #expect(try await lease.run(ranking: "popular", query: "soup") { Issue.record("computed a stored snapshot again") } == .waited)
+            #expect(try await redis.get(ranking.lease) == nil, "the lease taken to check is given back")
+            // Eviction took the version the pointer names: that is a miss to compute.
+            _ = try await redis.del([ranking.version(7)])
+            let computed = Tally()
+            #expect(try await lease.run(ranking: "popular", query: "soup") { computed.count.add(1, ordering: .relaxed) } == .computed)
+            #expect(computed.count.load(ordering: .relaxed) == 1)
+        }
+    }
 }

@@ -2,16 +2,17 @@ import BraidContracts
 import BraidHarness
 import Foundation
 
-/// Three `braid gateway` processes sharing one Redis, as a fleet behind a round-robin balancer
-/// (the bench takes the gateways in turn itself), with rate limits and admission on. It prints:
+/// Three `braid gateway` processes sharing one Redis behind HAProxy (``GatewayFleet``: round
+/// robin, health-checked on `/readyz`), with rate limits and admission on. It prints:
 /// - `RATIO fleet.rate_limit.<kind>.admitted.vs_allowed`: what one caller offered 3× its rate
-///   for FLEET_SECONDS (30) was admitted, ÷ (rate × T + burst) (target ≤ 1.25), for a verified
-///   user (`identity.mode: proxy`) and for an address read from X-Forwarded-For through
-///   `gateway.trusted_proxies`;
-/// - `FIGURE fleet.sightings_to_admit`: requests for a fresh query, one gateway after the other,
-///   until its snapshot is computed (the admission threshold, 3, counted across gateways);
+///   through the balancer for FLEET_SECONDS (30) was admitted, ÷ (rate × T + burst) (target
+///   ≤ 1.25), for a verified user (`identity.mode: proxy`) and for an address read from
+///   X-Forwarded-For (HAProxy appends its peer, 127.0.0.1, a `gateway.trusted_proxies` address);
+/// - `FIGURE fleet.sightings_to_admit`: requests for a fresh query, one gateway after the other
+///   (addressed directly), until its snapshot is computed (the admission threshold, 3, counted
+///   across gateways);
 /// - `FIGURE fleet.computations_for_one_query`: snapshot computations (leases taken) when 8
-///   requests on each gateway miss one admitted query at once (target 1).
+///   requests on each gateway (addressed directly) miss one admitted query at once (target 1).
 struct FleetGroup {
     let context: BenchmarkContext
     static let gateways = 3
@@ -43,21 +44,17 @@ struct FleetGroup {
             "BRAID_KAFKA_REQUESTS_TOPIC": "braid.requests", "BRAID_IDENTITY_PROXY_SECRET": proxySecret,
             "BRAID_LOGGING_LEVEL": "info",
         ]
-        var gateways: [BraidService] = []
-        for index in 0..<Self.gateways {
-            gateways.append(
-                try await BraidService.gateway(
-                    in: run, name: "fleet-gateway-\(index)", arguments: ["--config", config.path], environment: environment,
-                    binary: context.braid))
-        }
-        let urls = gateways.map(\.baseURL)
+        let fleet = try await GatewayFleet.start(
+            in: run, count: Self.gateways, name: "fleet-gateway", environment: environment, arguments: ["--config", config.path],
+            binary: context.braid)
+        let urls = fleet.members.map(\.baseURL)
         let seconds = Double(context.settings.fleetSeconds)
         let allowed = Self.rate * seconds + Double(Self.burst)
         for (kind, headers) in [
             ("identity", [("X-Braid-User", "fleet-user"), ("X-Braid-Proxy-Secret", proxySecret)]),
             ("address", [("X-Forwarded-For", "198.51.100.7")]),
         ] {
-            let (admitted, refused) = try await offer(urls, headers: headers, perSecond: 3 * Self.rate, seconds: seconds)
+            let (admitted, refused) = try await offer(fleet.baseURL, headers: headers, perSecond: 3 * Self.rate, seconds: seconds)
             context.say("fleet: \(kind): \(admitted) admitted, \(refused) refused in \(Int(seconds)) s; rate × T + burst = \(Int(allowed))")
             Report.figure("fleet.rate_limit.\(kind).admitted", admitted)
             Report.ratio("fleet.rate_limit.\(kind).admitted.vs_allowed", Format.fixed(Double(admitted) / allowed, 3))
@@ -65,11 +62,11 @@ struct FleetGroup {
         // Each part below asks with a caller of its own, far under the limits.
         Report.figure("fleet.sightings_to_admit", try await sightings(urls))
         Report.figure("fleet.computations_for_one_query", try await computations(urls))
-        for gateway in gateways { await gateway.stop() }
+        await fleet.stop()
     }
 
-    /// Offers `perSecond` requests of one caller over the gateways in turn for `seconds`.
-    private func offer(_ urls: [String], headers: [(String, String)], perSecond: Double, seconds: Double) async throws -> (Int, Int) {
+    /// Offers `perSecond` requests of one caller to `base` (the balancer) for `seconds`.
+    private func offer(_ base: String, headers: [(String, String)], perSecond: Double, seconds: Double) async throws -> (Int, Int) {
         let clock = ContinuousClock()
         let start = clock.now
         let total = Int(perSecond * seconds)
@@ -86,7 +83,7 @@ struct FleetGroup {
             while sent < total {
                 try await Task.sleep(until: start + .seconds(Double(sent) / perSecond), clock: clock)
                 if sent >= 16, let status = try await group.next() { try tally(status) }
-                let url = "\(urls[sent % urls.count])/v1/search?q=curry&per_page=10"
+                let url = "\(base)/v1/search?q=curry&per_page=10"
                 group.addTask { try await HTTPProbe.request(url, headers: headers).status }
                 sent += 1
             }

@@ -4,7 +4,6 @@ import BraidDevSupport
 import BraidRedis
 import Foundation
 import NIOCore
-import NIOHTTP1
 
 /// `redis-full`: a gateway and a worker on a Redis of ``maxmemoryMB`` MB started with the shipped
 /// `Deploy/redis/braid-redis.conf` (`volatile-lfu`). First the state Braid cannot recompute:
@@ -88,12 +87,12 @@ public struct RedisFull: FaultScenario {
                         query: query, ids: all.compactMap { $0["id"] as? String }, positions: all.compactMap { $0["position"] as? Int },
                         cursor: next, walk: session))
             }
-            try await post(clicks, to: base)
+            try await AppEvents.post(clicks, to: base)
             let keys = CacheKeys(prefix: fixture.keyPrefix)
             let counters = keys.experiment(Self.experiment).counters
             let walkPattern = RedisClient.globPattern(prefix: "\(fixture.keyPrefix):{walk:")
             let before = try await fixture.withRedis { redis in
-                try await Self.waitUntil(seconds: 60, "the clicks were not credited within 60 s") {
+                try await Poll.until(seconds: 60, "the clicks were not credited within 60 s") {
                     Int(try await redis.hgetall(counters)["wins_b"].map { String(buffer: $0) } ?? "0") ?? 0 >= sessions
                 }
                 return (
@@ -112,7 +111,7 @@ public struct RedisFull: FaultScenario {
             let memory = try await fixture.withRedis { redis in
                 // Half the fill evicted: Redis's content turned over several times, and the walks and
                 // impression states, untouched for minutes, are the coldest keys (LFU counts decay).
-                try await Self.waitUntil(seconds: 600, "Redis evicted fewer than \(fillRequests / 2) keys in 600 s") {
+                try await Poll.until(seconds: 600, "Redis evicted fewer than \(fillRequests / 2) keys in 600 s") {
                     (Self.info(try await redis.send(["INFO", "stats"]).string, "evicted_keys") ?? 0) >= fillRequests / 2
                 }
                 return try await redis.send(["INFO", "memory"]).string ?? ""
@@ -141,9 +140,9 @@ public struct RedisFull: FaultScenario {
                     inexact.append("\(walk.walk) (\(walk.query)): \(ids.count) ids, \(Set(ids).count) distinct, positions \(positions.prefix(3))…\(positions.suffix(3))")
                 }
             }
-            try await post(clicks, to: base)
+            try await AppEvents.post(clicks, to: base)
             let replayed = try await fixture.withRedis { redis in
-                try await Self.waitUntil(seconds: 60, "the replayed clicks were not counted within 60 s") {
+                try await Poll.until(seconds: 60, "the replayed clicks were not counted within 60 s") {
                     let duplicates = Int(try await redis.hgetall(counters)["duplicates"].map { String(buffer: $0) } ?? "0") ?? 0
                     return duplicates >= Int(before.counters["duplicates"] ?? "0")! + sessions
                 }
@@ -197,25 +196,9 @@ public struct RedisFull: FaultScenario {
         return json
     }
 
-    private func post(_ events: [[String: Any]], to base: String) async throws {
-        for start in stride(from: 0, to: events.count, by: 100) {
-            let body = try JSONSerialization.data(withJSONObject: ["events": Array(events[start..<min(start + 100, events.count)])])
-            let response = try await HTTPProbe.request("\(base)/v1/events", method: .POST, body: body, headers: [("Content-Type", "application/json")])
-            guard response.status == 202 else { throw HarnessError.failed("POST /v1/events answered \(response.status): \(response.text.prefix(200))") }
-        }
-    }
-
     static func required<T>(_ value: T?, _ what: String, _ page: [String: Any]) throws -> T {
         guard let value else { throw HarnessError.failed("\(what): \(page)") }
         return value
-    }
-
-    static func waitUntil(seconds: Int, _ failure: String, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else { throw HarnessError.failed(failure) }
-            try await Task.sleep(for: .milliseconds(250))
-        }
     }
 
     /// A field of an `INFO` reply (`evicted_keys:12` → 12).

@@ -4,7 +4,6 @@ import BraidHarness
 import BraidRedis
 import Foundation
 import NIOCore
-import NIOHTTP1
 
 /// `rolling-upgrade` (run only when named: it needs the previous release's `braid`, given as
 /// `PREVIOUS=<binary>`): three gateways behind HAProxy and a worker, all of the previous version,
@@ -50,7 +49,7 @@ public struct RollingUpgrade: FaultScenario {
         // `braid version` names the release; the digest tells two builds of one release apart.
         func identity(_ binary: String) async throws -> String {
             let version = try await ChildProcess.check(binary, ["version"]).split(separator: "\n").first.map(String.init) ?? "?"
-            let digest = try await ChildProcess.check("sha256sum", [binary]).prefix(12)
+            let digest = try await ChildProcess.check(try Toolchain.find("sha256sum"), [binary]).prefix(12)
             return "\(version) sha256:\(digest)"
         }
         let versions = (previous: try await identity(previous), current: try await identity(current))
@@ -92,7 +91,7 @@ public struct RollingUpgrade: FaultScenario {
                 restarts.append(try await fleet.restart(index, binary: current))
                 try await Task.sleep(for: pause)
             }
-            posted += try await post(mintedByPrevious.map(\.json), to: fleet.baseURL)
+            posted += try await AppEvents.post(mintedByPrevious.map(\.json), to: fleet.baseURL)
             snapshotsExpected += requests
             (worker, workerExits) = try await swapWorker(
                 worker, to: current, name: "worker-current", published: "up", fixture: fixture, world: world, arguments: arguments,
@@ -104,7 +103,7 @@ public struct RollingUpgrade: FaultScenario {
                 restarts.append(try await fleet.restart(index, binary: previous))
                 try await Task.sleep(for: pause)
             }
-            posted += try await post(mintedByCurrent.map(\.json), to: fleet.baseURL)
+            posted += try await AppEvents.post(mintedByCurrent.map(\.json), to: fleet.baseURL)
             snapshotsExpected += requests
             (worker, workerExits) = try await swapWorker(
                 worker, to: previous, name: "worker-previous-again", published: "down", fixture: fixture, world: world,
@@ -119,14 +118,14 @@ public struct RollingUpgrade: FaultScenario {
                 func field(_ name: String) async throws -> Int {
                     Int(try await redis.hgetall(counters)[name].map { String(buffer: $0) } ?? "0") ?? 0
                 }
-                try await RedisFull.waitUntil(seconds: 60, "the clicks were not credited within 60 s") {
+                try await Poll.until(seconds: 60, "the clicks were not credited within 60 s") {
                     try await field("wins_b") >= clicks.count
                 }
                 let before = (impressions: try await field("impressions"), winsB: try await field("wins_b"))
                 // A replay of every click, through the last version: each impression's state says it was seen.
                 let duplicatesBefore = try await field("duplicates")
-                _ = try await post(clicks.map(\.json), to: fleet.baseURL)
-                try await RedisFull.waitUntil(seconds: 60, "the replayed clicks were not counted within 60 s") {
+                _ = try await AppEvents.post(clicks.map(\.json), to: fleet.baseURL)
+                try await Poll.until(seconds: 60, "the replayed clicks were not counted within 60 s") {
                     try await field("duplicates") >= duplicatesBefore + clicks.count
                 }
                 return (
@@ -187,19 +186,6 @@ public struct RollingUpgrade: FaultScenario {
             clicks.append(Click(impression: id, position: b))
         }
         return clicks
-    }
-
-    /// Posts `events` 100 at a time; returns how many were accepted.
-    private func post(_ events: [[String: Any]], to base: String) async throws -> Int {
-        var accepted = 0
-        for start in stride(from: 0, to: events.count, by: 100) {
-            let body = try JSONSerialization.data(withJSONObject: ["events": Array(events[start..<min(start + 100, events.count)])])
-            let response = try await HTTPProbe.request(
-                "\(base)/v1/events", method: .POST, body: body, headers: [("Content-Type", "application/json")])
-            guard response.status == 202 else { throw HarnessError.failed("POST /v1/events answered \(response.status): \(response.text.prefix(300))") }
-            accepted += response.json?["accepted"] as? Int ?? 0
-        }
-        return accepted
     }
 
     /// Publishes ``requests`` ranking requests, replaces `worker` (SIGTERM: it finishes what it

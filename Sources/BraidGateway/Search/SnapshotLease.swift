@@ -50,6 +50,12 @@ public struct SnapshotLease: Sendable {
         var waited = false
         while true {
             if try await redis.set(keys.lease, to: .string(token), expiration: .milliseconds(Int(ttl.wholeMilliseconds)), condition: .ifNotExists) {
+                // The page missed before another gateway stored the snapshot and let its lease go:
+                // the lease is free, the work is done (memcache's leases check again too).
+                if try await storedSnapshotExists(keys) {
+                    await release(keys.lease, token: token)
+                    return .waited
+                }
                 Self.count("taken")
                 do {
                     try await compute()
@@ -79,6 +85,13 @@ public struct SnapshotLease: Sendable {
                 }
             }
         }
+    }
+
+    /// Whether the pointer names a version that is stored (a pointer whose version was evicted
+    /// is a miss to compute again).
+    private func storedSnapshotExists(_ keys: CacheKeys.RankingKeys) async throws -> Bool {
+        guard let pointer = try await redis.getString(keys.pointer), let version = Int64(pointer) else { return false }
+        return try await redis.mget([keys.version(version)])[0] != nil
     }
 
     /// Deletes the lease if it is still `token`'s (it may have expired and been taken by
