@@ -91,6 +91,7 @@ cp "/usr/share/doc/$(dpkg -S "$(readlink -f "$hiredis_path")" | cut -d: -f1)/cop
 install -m 0755 Deploy/container/braid-healthcheck "$stage/braid-healthcheck"
 install -m 0644 Deploy/config/braid.yaml "$stage/config/braid.yaml"
 install -m 0644 Deploy/config/production.yaml "$stage/config/production.yaml"
+install -m 0644 Deploy/redis/braid-redis.conf "$stage/config/braid-redis.conf"
 cp -R Schemas "$stage/schemas"
 cp -R Deploy/systemd "$stage/systemd"
 install -m 0644 Deploy/container/runtime-packages.txt "$stage/runtime-packages.txt"

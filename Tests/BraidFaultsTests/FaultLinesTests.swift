@@ -63,6 +63,30 @@ struct FaultLinesTests {
         #expect(lines[4] == "  reason:       1 reason 9")
     }
 
+    @Test("The shipped Redis configuration asks for volatile-lfu, and redis-full starts Redis with its directives")
+    func shippedRedisConfigurationIsWhatRedisFullRuns() throws {
+        let text = try String(contentsOf: Toolchain.root.appendingPathComponent("Deploy/redis/braid-redis.conf"), encoding: .utf8)
+        #expect(RedisFull.arguments(fromConfiguration: text) == ["--maxmemory-policy", "volatile-lfu"])
+        #expect(RedisFull.arguments(fromConfiguration: "# maxmemory 4gb\n\nmaxmemory 48mb\n") == ["--maxmemory", "48mb"])
+    }
+
+    @Test("rolling-upgrade takes the previous release as a tarball and runs the braid inside it")
+    func previousReleaseTarballIsUnpacked() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("upgrade-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let release = folder.appendingPathComponent("stage/braid-0.0.9-linux-x86_64")
+        try FileManager.default.createDirectory(at: release, withIntermediateDirectories: true)
+        let script = release.appendingPathComponent("braid")
+        try "#!/bin/sh\necho braid 0.0.9\n".write(to: script, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        let tarball = folder.appendingPathComponent("braid-0.0.9-linux-x86_64.tar.gz").path
+        _ = try await ChildProcess.check(try Toolchain.find("tar"), ["-czf", tarball, "-C", folder.appendingPathComponent("stage").path, "."])
+        let binary = try await RollingUpgrade.binary(tarball, unpackingIn: folder.appendingPathComponent("run"))
+        #expect(binary.hasSuffix("/previous-release/braid-0.0.9-linux-x86_64/braid"))
+        #expect(try await ChildProcess.check(binary, ["version"]).hasPrefix("braid 0.0.9"))
+        #expect(try await RollingUpgrade.binary("/opt/braid/braid", unpackingIn: folder) == "/opt/braid/braid", "a binary is taken as it is")
+    }
+
     @Test func theCatalogSelectsAllOneOrNone() {
         #expect(
             FaultCatalog.names == [

@@ -5,8 +5,8 @@ import BraidRedis
 import Foundation
 import NIOCore
 
-/// `rolling-upgrade` (run only when named: it needs the previous release's `braid`, given as
-/// `PREVIOUS=<binary>`): three gateways behind HAProxy and a worker, all of the previous version,
+/// `rolling-upgrade` (run only when named: it needs the previous release, given as
+/// `PREVIOUS=<its braid>` or `PREVIOUS=<its tarball>.tar.gz`): three gateways behind HAProxy and a worker, all of the previous version,
 /// upgraded one process at a time to this one, then downgraded the same way, while sessions walk
 /// through the balancer (a walk's pages are served by both versions) and page-1 requests come one
 /// after the other. Impressions minted by one version are clicked on the other (ids, cursors and
@@ -18,7 +18,7 @@ import NIOCore
 /// process exited 0.
 public struct RollingUpgrade: FaultScenario {
     public let name = "rolling-upgrade"
-    /// The previous release's `braid`.
+    /// The previous release: its `braid`, or its tarball (`make dist`).
     public var previous = ProcessInfo.processInfo.environment["PREVIOUS"] ?? ""
     public var gateways = 3
     public var pause: Duration = .seconds(3)
@@ -40,10 +40,11 @@ public struct RollingUpgrade: FaultScenario {
     }
 
     public func run(on stack: FaultStack) async throws -> FaultResult {
+        let previous = try await Self.binary(previous, unpackingIn: stack.run.url)
         guard FileManager.default.isExecutableFile(atPath: previous) else {
             throw HarnessError.failed(
-                "rolling-upgrade needs the previous release's braid: PREVIOUS=<path to its braid> (for example the bin/braid of the "
-                    + "tarball `make dist` built at the commit before the change)")
+                "rolling-upgrade needs the previous release: PREVIOUS=<its braid, or the tarball `make dist` built at the commit "
+                    + "before the change>")
         }
         let current = stack.binary
         // `braid version` names the release; the digest tells two builds of one release apart.
@@ -171,6 +172,19 @@ public struct RollingUpgrade: FaultScenario {
             result.verdict(problems.isEmpty, problems.joined(separator: "; "))
             return result
         }
+    }
+
+    /// `path` itself, or for a release tarball (`….tar.gz`) the `braid` it holds, unpacked into `folder`.
+    static func binary(_ path: String, unpackingIn folder: URL) async throws -> String {
+        guard path.hasSuffix(".tar.gz") else { return path }
+        let into = folder.appendingPathComponent("previous-release")
+        try FileManager.default.createDirectory(at: into, withIntermediateDirectories: true)
+        _ = try await ChildProcess.check(try Toolchain.find("tar"), ["-xzf", path, "-C", into.path])
+        let top = try FileManager.default.contentsOfDirectory(atPath: into.path)
+        guard let release = top.first(where: { FileManager.default.isExecutableFile(atPath: "\(into.path)/\($0)/braid") }) else {
+            throw HarnessError.failed("\(path) holds no <release>/braid")
+        }
+        return "\(into.path)/\(release)/braid"
     }
 
     /// Page 1 for `impressions` new sessions: a click on each one's first B document.
