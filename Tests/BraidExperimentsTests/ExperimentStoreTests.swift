@@ -92,7 +92,7 @@ struct ExperimentStoreTests {
                 issuedAt: Int64(issued.timeIntervalSince1970))
             let click = ExperimentEvent.make(.click, token: token, position: 1)!
             #expect(try await store.apply(click, now: issued) == .credited)
-            // The state's TTL has run out (deleted here instead of waiting seven days).
+            // The retention sweep deleted the state after its seven days (deleted here instead of waiting).
             let experiment = keys.experiment("old")
             _ = try await redis.del([experiment.impression(token.id), experiment.clickedPositions(token.id)])
             let later = issued.addingTimeInterval(TimeInterval(ImpressionValidity.impressionStateTTLSeconds))

@@ -2,8 +2,9 @@ import BraidCore
 
 /// How long an impression id is evidence, and why that keeps a replay from counting twice.
 ///
-/// The workers deduplicate events in Redis state per impression that expires
-/// ``impressionStateTTLSeconds`` after the impression's first event. An event older than that
+/// The workers deduplicate events in Redis state per impression that is kept
+/// ``impressionStateTTLSeconds`` after the impression's first event (its field `e`; the retention
+/// sweep deletes it after that, never earlier). An event older than that
 /// state would find it gone and count again, so:
 /// - the gateway accepts events only within the window (`gateway.impression_window_seconds`,
 ///   at most ``maxWindowSeconds``) after the id's issue time, and refuses ids issued more than
