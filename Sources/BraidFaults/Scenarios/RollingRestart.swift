@@ -71,7 +71,8 @@ public struct RollingRestart: FaultScenario {
         result.figure("processed_by_workers", outcome.processed)
         result.figure("processed_twice", outcome.processed - outcome.snapshots)
         for line in (outcome.failedPages + outcome.walkProblems).prefix(10) { result.diagnose(line) }
-        result.verdict(problems(of: outcome).isEmpty, problems(of: outcome).joined(separator: "; "))
+        let problems = problems(of: outcome)
+        result.verdict(problems.isEmpty, problems.joined(separator: "; "))
         return result
     }
 
