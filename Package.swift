@@ -152,7 +152,7 @@ let package = Package(
         .target(
             name: "BraidSources",
             dependencies: [
-                "BraidCore", "BraidContracts", "CSQLiteNIOInterrupt", logging, server("SQLiteNIO", "sqlite-nio"), nioPosix, httpClient,
+                "BraidCore", "BraidContracts", "CSQLiteNIOInterrupt", logging, metrics, server("SQLiteNIO", "sqlite-nio"), nioPosix, httpClient,
                 nioCore, nioFoundation, nioHTTP1,
             ],
             swiftSettings: strictness),

@@ -138,6 +138,10 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         /// Connections (and threads): at most this many live statements run at once, further
         /// ones wait for a connection.
         public var connections = 4
+        /// Page cache of each connection, in MiB. Each connection keeps its own copy of the
+        /// pages it reads, so the source holds up to `connections` times this (and the
+        /// component provider, which reads the same corpus by default, twice this).
+        public var pageCacheMib = 8
         public init() {}
     }
 

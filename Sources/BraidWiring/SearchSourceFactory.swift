@@ -14,7 +14,8 @@ public enum SearchSourceFactory {
         let timeout = TimeAmount.milliseconds(max(section.timeout.wholeMilliseconds, 1))
         switch section.live {
         case .sqlite(let sqlite):
-            return SQLiteSearchSource(path: sqlite.path, options: SQLiteSearchSource.Options(connections: sqlite.connections), logger: logger)
+            let options = SQLiteSearchSource.Options(connections: sqlite.connections, pageCacheMiB: sqlite.pageCacheMib)
+            return SQLiteSearchSource(path: sqlite.path, options: options, logger: logger)
         case .elasticsearch(let elasticsearch):
             return ElasticsearchSource(
                 baseURL: elasticsearch.url, index: elasticsearch.index, credentials: elasticsearch.credentials, timeout: timeout,
@@ -31,7 +32,7 @@ extension BraidConfiguration {
     /// The one place that decides it.
     public func componentProvider() -> any ComponentProvider {
         switch components.source {
-        case .sqlite: SQLiteComponentProvider(path: components.sqlite.path ?? search.sqlite.path)
+        case .sqlite: SQLiteComponentProvider(path: components.sqlite.path ?? search.sqlite.path, pageCacheMiB: search.sqlite.pageCacheMib)
         }
     }
 }

@@ -258,6 +258,7 @@ struct ConfigurationValidationTests {
         ("rankings.Bad Name", { @Sendable (c: inout BraidConfiguration) in c.rankings["Bad Name"] = .init(profile: .relevance) }),
         ("redis.pool_size", { @Sendable (c: inout BraidConfiguration) in c.redis.poolSize = 0 }),
         ("search.sqlite.connections must be 1-64", { @Sendable (c: inout BraidConfiguration) in c.search.sqlite.connections = 0 }),
+        ("search.sqlite.page_cache_mib must be 1-1024", { @Sendable (c: inout BraidConfiguration) in c.search.sqlite.pageCacheMib = 0 }),
         ("gateway.memory_trim_ms must be 0 (never) or 100-3600000", { @Sendable (c: inout BraidConfiguration) in c.gateway.memoryTrim = .milliseconds(10) }),
         ("redis.tls.cert_file and redis.tls.key_file go together", { @Sendable (c: inout BraidConfiguration) in
             c.redis.url = "rediss://cache:6379"

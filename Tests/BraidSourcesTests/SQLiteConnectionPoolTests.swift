@@ -4,7 +4,7 @@ import SQLiteNIO
 import Synchronization
 import Testing
 
-@Suite("SQLite connection pool: statements stop at their deadline")
+@Suite("SQLite connection pool: statements stop at their deadline, page caches stay bounded")
 struct SQLiteConnectionPoolTests {
     /// How long a statement may take before a test calls it hung: a limit only so that a hang
     /// fails. Beside a build on two cores, the fast tier's tasks have waited tens of seconds
@@ -56,6 +56,34 @@ struct SQLiteConnectionPoolTests {
                 }
             }
             try await pool.shutdown()
+        }
+    }
+
+    /// `search.sqlite.page_cache_mib` bounds what each connection keeps: reading a corpus several
+    /// times that size leaves a connection holding about its bound, and a larger bound holds more.
+    @Test func eachConnectionsPageCacheStaysWithinItsBound() async throws {
+        try await CorpusFixture.withCorpus(documents: 5_000) { path in
+            let fileBytes = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+            #expect(fileBytes > 3 << 20, "the corpus (\(fileBytes) bytes) is too small to outgrow a 1 MiB cache")
+            func held(mib: Int) async throws -> Int {
+                let pool = SQLiteConnectionPool(path: path, size: 1, pageCacheMiB: mib)
+                // `hex`: `length` of a blob reads only its header, not the overflow pages it spans.
+                for sql in [
+                    "SELECT sum(length(title) + length(ingredients) + length(author)) AS n FROM recipes",
+                    "SELECT sum(length(hex(block))) AS n FROM recipes_fts_data",
+                    "SELECT sum(length(hex(block))) AS n FROM recipes_trigram_data",
+                    "SELECT sum(length(ingredient)) AS n FROM recipe_ingredients",
+                ] {
+                    _ = try await pool.withConnection { try await $0.query(sql, []) }
+                }
+                let bytes = pool.pageCacheBytes
+                try await pool.shutdown()
+                return bytes
+            }
+            let small = try await held(mib: 1)
+            let large = try await held(mib: 64)
+            #expect(small > 0 && small <= 1_200_000, "a 1 MiB cache held \(small) bytes")
+            #expect(large > 2 * small, "a 64 MiB cache held \(large) bytes, a 1 MiB one \(small)")
         }
     }
 

@@ -36,6 +36,7 @@ public enum MetricName: String, CaseIterable, Sendable {
     case httpRequestDurationSeconds = "braid_http_request_duration_seconds"
     case httpRequestsRefused = "braid_http_requests_refused_total"
     case httpRequests = "braid_http_requests_total"
+    case sqlitePageCacheBytes = "braid_sqlite_page_cache_bytes"
     case workerDeadLettered = "braid_worker_dead_lettered_total"
     case workerEvents = "braid_worker_events_total"
     case workerFailedAttempts = "braid_worker_failed_attempts_total"

@@ -7,9 +7,10 @@ public struct SQLiteComponentProvider: ComponentProvider {
     public let path: String
     private let pool: SQLiteConnectionPool
 
-    public init(path: String, connections: Int = 2, logger: Logger = Logger(label: "braid.components.sqlite")) {
+    /// - Parameter pageCacheMiB: page cache of each connection (`search.sqlite.page_cache_mib`).
+    public init(path: String, connections: Int = 2, pageCacheMiB: Int = 8, logger: Logger = Logger(label: "braid.components.sqlite")) {
         self.path = path
-        self.pool = SQLiteConnectionPool(path: path, size: connections, logger: logger)
+        self.pool = SQLiteConnectionPool(path: path, size: connections, pageCacheMiB: pageCacheMiB, name: "components", logger: logger)
     }
 
     public func items(_ request: ComponentRequest) async throws -> ComponentPage {

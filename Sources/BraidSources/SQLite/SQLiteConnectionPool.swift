@@ -1,6 +1,8 @@
+import BraidContracts
 import CSQLiteNIOInterrupt
 import Foundation
 import Logging
+import Metrics
 import NIOCore
 import NIOPosix
 import SQLiteNIO
@@ -39,6 +41,14 @@ final class SQLiteConnectionPool: Sendable {
         }
 
         var canInterrupt: Bool { handle != nil }
+
+        /// The bytes of page cache the connection holds; nil without its handle. Read while
+        /// the connection is idle (it waits for a running statement).
+        func cacheBytes() -> Int? {
+            guard let handle else { return nil }
+            let bytes = braid_sqlite_nio_cache_used(UnsafeMutableRawPointer(handle.pointer))
+            return bytes < 0 ? nil : Int(bytes)
+        }
 
         fileprivate func begin(_ id: UInt64) { lease.withLock { $0 = id } }
         fileprivate func end() { lease.withLock { $0 = nil } }
@@ -93,16 +103,28 @@ final class SQLiteConnectionPool: Sendable {
 
     let path: String
     let size: Int
+    /// `PRAGMA cache_size` of each connection, in KiB.
+    let pageCacheKiB: Int
     private let state = Mutex<State>(.idle)
+    /// What each connection's page cache held after its last statement; their sum is
+    /// `braid_sqlite_page_cache_bytes{pool}` (no gauge: the pool is not exported).
+    private let cacheBytes: Mutex<[Int]>
+    private let cacheGauge: Gauge?
     private let counter = Atomic<UInt64>(0)
     private let threads: NIOThreadPool
     /// Set once ``shutdown()`` has stopped the threads, so that `deinit` does not again.
     private let threadsStopped = Atomic<Bool>(false)
     private let logger: Logger
 
-    init(path: String, size: Int = 4, logger: Logger = Logger(label: "braid.sqlite")) {
+    /// - Parameters:
+    ///   - pageCacheMiB: page cache of each connection; each keeps its own copy of what it reads.
+    ///   - name: the `pool` label of `braid_sqlite_page_cache_bytes`; nil, not exported.
+    init(path: String, size: Int = 4, pageCacheMiB: Int = 8, name: String? = nil, logger: Logger = Logger(label: "braid.sqlite")) {
         self.path = path
         self.size = max(1, size)
+        self.pageCacheKiB = max(1, pageCacheMiB) * 1024
+        self.cacheBytes = Mutex([Int](repeating: 0, count: max(1, size)))
+        self.cacheGauge = name.map { Gauge(label: MetricName.sqlitePageCacheBytes.rawValue, dimensions: [("pool", $0)]) }
         self.logger = logger
         self.threads = NIOThreadPool(numberOfThreads: self.size)
         threads.start()
@@ -133,6 +155,7 @@ final class SQLiteConnectionPool: Sendable {
         slot.begin(lease)
         defer {
             slot.end()
+            measureCache(of: slot)
             release(slot)
         }
         return try await withTaskCancellationHandler {
@@ -141,6 +164,20 @@ final class SQLiteConnectionPool: Sendable {
             Self.interruptUntilReleased(slot, lease: lease)
         }
     }
+
+    /// Records what `slot`'s page cache holds now that its statement is done: a page cache
+    /// only grows towards its bound, so this shows how full the pool's caches are.
+    private func measureCache(of slot: Slot) {
+        guard let bytes = slot.cacheBytes() else { return }
+        let total = cacheBytes.withLock { sizes in
+            sizes[slot.index] = bytes
+            return sizes.reduce(0, +)
+        }
+        cacheGauge?.record(total)
+    }
+
+    /// What the connections' page caches held after their last statements, together.
+    var pageCacheBytes: Int { cacheBytes.withLock { $0.reduce(0, +) } }
 
     /// Interrupts the lease's statement, and again every 2 ms until the lease ends: SQLite
     /// forgets an interrupt that arrives before the statement starts (its work item on the
@@ -275,13 +312,6 @@ final class SQLiteConnectionPool: Sendable {
         try await (connection.close() as EventLoopFuture<Void>).get()
     }
 
-    /// Page cache per connection, in KiB (negative: SQLite's unit for a size): 32 MiB, room for
-    /// a 20,000-recipe corpus (17 MB). With SQLite's default 2 MiB, such a corpus's pages are
-    /// read again through `pread` on every search, a visible share of its CPU, and page
-    /// queries run slower. Not `mmap_size`: a corpus copied over in place would crash the
-    /// process with SIGBUS instead of failing its queries.
-    static let cacheKiB = -32_768
-
     /// How long a query waits for another program's write to the corpus to commit (SQLite
     /// locks the file while it does) before it fails as unavailable: as long as a gateway waits
     /// for a live query by default (`gateway.live_timeout_ms`). sqlite-nio's own busy handler
@@ -300,7 +330,9 @@ final class SQLiteConnectionPool: Sendable {
                     storage: .file(path: Self.readOnlyURI(path)), threadPool: threads, logger: logger,
                     on: MultiThreadedEventLoopGroup.singleton.any())
                 connections.append(connection)
-                _ = try await connection.query("PRAGMA cache_size = \(Self.cacheKiB)", [])
+                // Negative: SQLite's unit for a size in KiB. Not `mmap_size`: a corpus copied over in
+                // place would crash the process with SIGBUS instead of failing its queries.
+                _ = try await connection.query("PRAGMA cache_size = -\(pageCacheKiB)", [])
                 _ = try await connection.query("PRAGMA busy_timeout = \(Self.busyTimeoutMs)", [])
             }
             let tables = try await connections[0].query("SELECT name FROM sqlite_master WHERE type = 'table'", [])

@@ -30,11 +30,14 @@ public struct SQLiteSearchSource: SearchSource {
         /// Read connections, each with a thread of its own: at most this many statements run at
         /// once, and further ones wait for a connection (`search.sqlite.connections`).
         public var connections: Int
+        /// Page cache of each connection, in MiB (`search.sqlite.page_cache_mib`).
+        public var pageCacheMiB: Int
 
-        public init(weights: Weights = Weights(), popularityWeight: Double = 1.0, connections: Int = 4) {
+        public init(weights: Weights = Weights(), popularityWeight: Double = 1.0, connections: Int = 4, pageCacheMiB: Int = 8) {
             self.weights = weights
             self.popularityWeight = popularityWeight
             self.connections = connections
+            self.pageCacheMiB = pageCacheMiB
         }
     }
 
@@ -52,7 +55,8 @@ public struct SQLiteSearchSource: SearchSource {
     public init(path: String, options: Options = Options(), logger: Logger = Logger(label: "braid.search.sqlite")) {
         self.path = path
         self.options = options
-        self.pool = SQLiteConnectionPool(path: path, size: options.connections, logger: logger)
+        self.pool = SQLiteConnectionPool(
+            path: path, size: options.connections, pageCacheMiB: options.pageCacheMiB, name: "search", logger: logger)
     }
 
     /// The result carries the corpus's generation (``CorpusSchema/newGeneration``) when every

@@ -11,4 +11,10 @@
 /// statement, and the statement then fails with SQLITE_INTERRUPT at its next check.
 void braid_sqlite_nio_interrupt(void *db);
 
+/// The bytes of page cache `db` holds (`sqlite3_db_status` with `SQLITE_DBSTATUS_CACHE_USED`,
+/// in sqlite-nio's copy of SQLite, like the interrupt), or -1 if SQLite refuses. sqlite-nio
+/// builds SQLite serialized, so this takes the connection's mutex: called while a statement
+/// runs on `db`, it waits for that statement's step.
+long long braid_sqlite_nio_cache_used(void *db);
+
 #endif
