@@ -12,7 +12,8 @@ import Foundation
 /// eviction goes on all soak long, and reached after the first half minute rather than within the
 /// process's first seconds, while everything else still warms up (a 4 MiB bound was full at 10 s).
 /// Every 10 s it samples the gateway's resident memory (VmRSS)
-/// and open descriptors, its near-cache bytes (from /metrics) and Redis's `used_memory`.
+/// and open descriptors, its near-cache bytes and SQLite page caches (from /metrics) and
+/// Redis's `used_memory`.
 ///
 /// Resident memory is judged from the first sample at which the snapshot near-cache holds 90 %
 /// of its bound: `RATIO soak.rss_end.vs_at_bound` is the last sample ÷ that one (target ≤ 1.05),
@@ -27,6 +28,7 @@ struct SoakGroup {
         var descriptors: Int
         var snapshotCacheBytes: Double
         var componentCacheBytes: Double
+        var sqliteCacheBytes: Double
         var redisBytes: Int
     }
 
@@ -80,6 +82,7 @@ struct SoakGroup {
             seconds: Double((ContinuousClock.now - start).components.seconds), rssKiB: rss, descriptors: descriptors,
             snapshotCacheBytes: PrometheusText.sumUnlabelled(MetricName.gatewayNearCacheBytes.rawValue, in: metrics),
             componentCacheBytes: PrometheusText.sumUnlabelled(MetricName.gatewayComponentNearCacheBytes.rawValue, in: metrics),
+            sqliteCacheBytes: PrometheusText.sum(MetricName.sqlitePageCacheBytes.rawValue, in: metrics),
             redisBytes: used)
     }
 
@@ -87,7 +90,7 @@ struct SoakGroup {
         for failure in counts.failures { context.say("soak: \(failure)") }
         for sample in samples {
             context.say(
-                "soak: t=\(Int(sample.seconds)) s rss=\(sample.rssKiB / 1024) MiB fds=\(sample.descriptors) near-cache snapshot=\(Int(sample.snapshotCacheBytes) >> 10) KiB component=\(Int(sample.componentCacheBytes) >> 10) KiB redis=\(sample.redisBytes >> 20) MiB")
+                "soak: t=\(Int(sample.seconds)) s rss=\(sample.rssKiB / 1024) MiB fds=\(sample.descriptors) near-cache snapshot=\(Int(sample.snapshotCacheBytes) >> 10) KiB component=\(Int(sample.componentCacheBytes) >> 10) KiB sqlite=\(Int(sample.sqliteCacheBytes) >> 10) KiB redis=\(sample.redisBytes >> 20) MiB")
         }
         Report.figure("soak.seconds", context.settings.soakSeconds)
         Report.figure("soak.requests", counts.requests)
@@ -104,6 +107,8 @@ struct SoakGroup {
         Report.figure("soak.rss_end_mib", Format.fixed(Double(last.rssKiB) / 1024, 1))
         Report.figure("soak.rss_max_mib", Format.fixed(Double(since.map(\.rssKiB).max() ?? 0) / 1024, 1))
         Report.figure("soak.rss_growth_mib_per_hour", Format.fixed(Self.slopePerHour(since.map { ($0.seconds, Double($0.rssKiB) / 1024) }), 1))
+        Report.figure("soak.sqlite_page_cache_at_bound_mib", Format.fixed(atBound.sqliteCacheBytes / 1_048_576, 1))
+        Report.figure("soak.sqlite_page_cache_end_mib", Format.fixed(last.sqliteCacheBytes / 1_048_576, 1))
         Report.figure("soak.descriptors_at_bound", atBound.descriptors)
         Report.figure("soak.descriptors_end", last.descriptors)
         Report.figure("soak.descriptors_max", since.map(\.descriptors).max() ?? 0)
