@@ -16,6 +16,7 @@ public enum MetricName: String, CaseIterable, Sendable {
     case gatewayEventsRejected = "braid_gateway_events_rejected_total"
     case gatewayJwksRefreshes = "braid_gateway_jwks_refreshes_total"
     case gatewayNearCacheBytes = "braid_gateway_near_cache_bytes"
+    case gatewayNearCacheEntries = "braid_gateway_near_cache_entries"
     case gatewayNearCacheEvictions = "braid_gateway_near_cache_evictions_total"
     case gatewayNearCacheHits = "braid_gateway_near_cache_hits_total"
     case gatewayNearCacheMisses = "braid_gateway_near_cache_misses_total"

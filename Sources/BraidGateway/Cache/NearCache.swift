@@ -13,6 +13,7 @@ public final class NearCache<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     private let store: Mutex<TinyLFUStore<Key, Value>>
     private let evictions: Counter
     private let rejections: Counter
+    private let entries: Gauge
 
     public let capacityBytes: Int
 
@@ -22,6 +23,7 @@ public final class NearCache<Key: Hashable & Sendable, Value: Sendable>: Sendabl
         self.store = Mutex(TinyLFUStore(capacity: capacityBytes))
         self.evictions = Counter(.gatewayNearCacheEvictions, dimensions: [("cache", name)])
         self.rejections = Counter(.gatewayNearCacheRejections, dimensions: [("cache", name)])
+        self.entries = Gauge(.gatewayNearCacheEntries, dimensions: [("cache", name)])
     }
 
     public func value(for key: Key) -> Value? {
@@ -31,11 +33,12 @@ public final class NearCache<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// Stores a value of the given size; values larger than the whole cache are not kept, and
     /// a value seen less often than what it would displace is turned away.
     public func insert(_ value: Value, bytes: Int, for key: Key) {
-        let (evicted, rejected) = store.withLock { store in
+        let (evicted, rejected, count) = store.withLock { store in
             let before = (store.evictions, store.rejections)
             store.insert(value, bytes: bytes, for: key)
-            return (store.evictions - before.0, store.rejections - before.1)
+            return (store.evictions - before.0, store.rejections - before.1, store.count)
         }
+        entries.record(count)
         if evicted > 0 { evictions.increment(by: evicted) }
         if rejected > 0 { rejections.increment(by: rejected) }
     }
