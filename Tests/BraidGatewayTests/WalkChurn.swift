@@ -3,6 +3,7 @@ import BraidCore
 import BraidSources
 import Foundation
 import Logging
+import NIOCore
 import NIOPosix
 import SQLiteNIO
 import Synchronization
@@ -75,10 +76,13 @@ final class CorpusChurn: Sendable {
                 try await Task.sleep(for: .milliseconds(Int.random(in: 2...25, using: &generator)))
             }
         } catch {
-            try? await connection.close()
+            // The future's close, not the async one: that gives up in a cancelled task (a walk
+            // that failed cancels this one) and leaves the handle open, and the connection's
+            // deinit then traps, taking every other test of the run with it.
+            try? await (connection.close() as EventLoopFuture<Void>).get()
             throw error
         }
-        try await connection.close()
+        try await (connection.close() as EventLoopFuture<Void>).get()
         return step
     }
 

@@ -59,6 +59,19 @@ struct WalkPropertyTests {
         #expect(traces.allSatisfy { $0.pages.allSatisfy { $0.walk == "offset" } })
     }
 
+    @Test("A churn writer cancelled mid-run, as when a walk fails, closes its connection instead of crashing the test process")
+    func aCancelledChurnClosesItsConnection() async throws {
+        let fixture = try await WorkerFixture(documents: 200, users: 5)
+        let churn = CorpusChurn(path: fixture.corpus.path, queries: Self.queries)
+        try await churn.start()
+        let writer = Task { try await churn.run(seed: 3) { false } }
+        try await Task.sleep(for: .milliseconds(300))
+        writer.cancel()
+        let result = await writer.result
+        #expect(throws: (any Error).self) { try result.get() }
+        await churn.shutdown()
+    }
+
     @Test("The same property for an HTTP ranking service on loopback, answering from the changing corpus")
     func httpServiceWalksKeepTheGuarantee() async throws {
         let fixture = try await WorkerFixture(documents: 1_500, users: 10)
