@@ -67,7 +67,6 @@ struct SQLiteConnectionPoolTests {
             #expect(fileBytes > 3 << 20, "the corpus (\(fileBytes) bytes) is too small to outgrow a 1 MiB cache")
             func held(mib: Int) async throws -> Int {
                 let pool = SQLiteConnectionPool(path: path, size: 1, pageCacheMiB: mib)
-                // `hex`: `length` of a blob reads only its header, not the overflow pages it spans.
                 for sql in [
                     "SELECT sum(length(title) + length(ingredients) + length(author)) AS n FROM recipes",
                     "SELECT sum(length(hex(block))) AS n FROM recipes_fts_data",

@@ -8,7 +8,10 @@ public struct SQLiteComponentProvider: ComponentProvider {
     private let pool: SQLiteConnectionPool
 
     /// - Parameter pageCacheMiB: page cache of each connection (`search.sqlite.page_cache_mib`).
-    public init(path: String, connections: Int = 2, pageCacheMiB: Int = 8, logger: Logger = Logger(label: "braid.components.sqlite")) {
+    public init(
+        path: String, connections: Int = 2, pageCacheMiB: Int = SQLiteSearchSource.Options.defaultPageCacheMiB,
+        logger: Logger = Logger(label: "braid.components.sqlite")
+    ) {
         self.path = path
         self.pool = SQLiteConnectionPool(path: path, size: connections, pageCacheMiB: pageCacheMiB, name: "components", logger: logger)
     }

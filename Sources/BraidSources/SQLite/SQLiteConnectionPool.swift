@@ -119,7 +119,10 @@ final class SQLiteConnectionPool: Sendable {
     /// - Parameters:
     ///   - pageCacheMiB: page cache of each connection; each keeps its own copy of what it reads.
     ///   - name: the `pool` label of `braid_sqlite_page_cache_bytes`; nil, not exported.
-    init(path: String, size: Int = 4, pageCacheMiB: Int = 8, name: String? = nil, logger: Logger = Logger(label: "braid.sqlite")) {
+    init(
+        path: String, size: Int = 4, pageCacheMiB: Int = SQLiteSearchSource.Options.defaultPageCacheMiB, name: String? = nil,
+        logger: Logger = Logger(label: "braid.sqlite")
+    ) {
         self.path = path
         self.size = max(1, size)
         self.pageCacheKiB = max(1, pageCacheMiB) * 1024

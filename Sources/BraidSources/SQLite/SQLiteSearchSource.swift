@@ -32,8 +32,13 @@ public struct SQLiteSearchSource: SearchSource {
         public var connections: Int
         /// Page cache of each connection, in MiB (`search.sqlite.page_cache_mib`).
         public var pageCacheMiB: Int
+        /// The component provider's default too; `search.sqlite.page_cache_mib` defaults to the same.
+        public static let defaultPageCacheMiB = 8
 
-        public init(weights: Weights = Weights(), popularityWeight: Double = 1.0, connections: Int = 4, pageCacheMiB: Int = 8) {
+        public init(
+            weights: Weights = Weights(), popularityWeight: Double = 1.0, connections: Int = 4,
+            pageCacheMiB: Int = Options.defaultPageCacheMiB
+        ) {
             self.weights = weights
             self.popularityWeight = popularityWeight
             self.connections = connections
