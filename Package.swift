@@ -28,6 +28,11 @@ let localLibrdkafka: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../../../.lib"], .when(platforms: [.linux]))
 ]
 
+/// `braid` allocates through jemalloc (Debian's libjemalloc2; libjemalloc-dev to build): on
+/// glibc's allocator the gateway's resident memory kept rising for minutes after its caches
+/// were full (BENCHMARKS.md, soak). Linked, it takes `malloc` for the whole process.
+let jemalloc: [LinkerSetting] = [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]
+
 /// A product of another package that only the server side uses.
 func server(_ name: String, _ package: String) -> Target.Dependency {
     .product(name: name, package: package, condition: .when(traits: ["Server"]))
@@ -210,7 +215,7 @@ let package = Package(
                 server("UnixSignals", "swift-service-lifecycle"),
             ],
             swiftSettings: strictness,
-            linkerSettings: localLibrdkafka),
+            linkerSettings: localLibrdkafka + jemalloc),
 
         // The local-stack harness: starts, waits for and stops redis-server (plain, TLS,
         // Cluster), the broker and `braid` services for tests, faults, benchmarks and

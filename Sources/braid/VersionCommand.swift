@@ -1,12 +1,13 @@
 import ArgumentParser
 import BraidKafka
 import BraidRedis
+import BraidWiring
 
-/// `braid version`: what this binary is and which C libraries it loaded.
+/// `braid version`: what this binary is, which C libraries it loaded and which allocator it runs on.
 struct VersionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "version",
-        abstract: "Print Braid's version and the versions of the C libraries it uses.")
+        abstract: "Print Braid's version, the versions of the C libraries it uses and its memory allocator.")
 
     static let braidVersion = "0.1.0"
 
@@ -17,6 +18,7 @@ struct VersionCommand: ParsableCommand {
         let path = LibrdkafkaVersion.loadedPath.map { " from \($0)" } ?? ""
         print("librdkafka \(kafka)\(path)\(supported ? "" : " (unsupported: Kafka work needs \(LibrdkafkaVersion.minimum) or newer)")")
         print("hiredis \(hiredisVersion) (compile time)")
+        print("allocator \(Allocator.current.description)")
         if !supported {
             throw ExitCode(1)
         }
