@@ -9,7 +9,7 @@
 #     /etc/braid/braid.yaml). Every library braid loads must resolve, and come from the tarball
 #     or a listed package; every listed package must provide one (or say `no library:`).
 #  4. In the chroot, as an unprivileged user (uid 10001, as in the image): `braid version`
-#     (librdkafka >= 2.2), `braid seed`, then `braid worker` and `braid gateway` against a
+#     (librdkafka >= 2.2, jemalloc), `braid seed`, then `braid worker` and `braid gateway` against a
 #     redis-server and the Kafka broker this script starts on loopback; the image's health
 #     check passes on both; `braid publish` a ranking request, the worker materializes it,
 #     and `curl` from the host fetches an interleaved page with items of both teams.
@@ -164,6 +164,7 @@ python3 -c 'import sys; v = tuple(map(int, sys.argv[1].split("."))); sys.exit(0 
 loaded="$(sed -n 's/^librdkafka [^ ]* from \(.*\)$/\1/p' <<<"$report")"
 [ -n "$loaded" ] && [ "$root$loaded" -ef "$root/opt/braid/librdkafka.so.1" ] ||
   fail "braid does not run the librdkafka next to it (/opt/braid/librdkafka.so.1): $report"
+grep -q '^allocator jemalloc ' <<<"$report" || fail "braid does not run on jemalloc (libjemalloc2 is in the runtime packages): $report"
 pass "braid version: $(tr '\n' ';' <<<"$report" | sed 's/;$//; s/;/; /g')"
 
 # --- 5. servers on loopback, seeded corpus, worker and gateway from the chroot

@@ -112,6 +112,11 @@ $report
 ldd says:
 $(env -u LD_LIBRARY_PATH ldd "$stage/braid" 2>&1 || true)"
 
+# The allocator it is linked with (Package.swift) must be the one it runs on.
+grep -q '^allocator jemalloc ' <<<"$report" ||
+  braid_die "braid does not run on jemalloc (libjemalloc2; Package.swift links it): braid version said
+$report"
+
 # Reproducible archive: fixed owner, order and timestamps (those of the last commit).
 mtime="$(git log -1 --format=%ct 2>/dev/null || date +%s)"
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$mtime" \

@@ -350,8 +350,8 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         /// established (its connections are still coming up, or one was lost); 0 reads Redis
         /// on every page 1 then.
         @Milliseconds public var pointerCache: Duration = .seconds(1)
-        /// How often the allocator's free pages are handed back to the system (glibc's
-        /// `malloc_trim`), so resident memory follows the bytes in use; 0: never.
+        /// How often the allocator's free pages are handed back to the system (jemalloc's
+        /// purge, or glibc's `malloc_trim`), so resident memory follows the bytes in use; 0: never.
         @Milliseconds public var memoryTrim: Duration = .seconds(10)
         /// How long the gateway waits for one live query.
         @Milliseconds public var liveTimeout: Duration = .seconds(1)

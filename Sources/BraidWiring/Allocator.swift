@@ -4,13 +4,14 @@ import Glibc
 
 /// The memory allocator this process runs on, found at run time: `braid` is linked with
 /// jemalloc (Package.swift), whose `malloc` then serves every allocation of the process,
-/// Swift's and the C libraries' alike; tests and tools run on glibc's.
+/// Swift's and the C libraries' alike (so is the test bundle, which links `braid`); the
+/// developer tools run on glibc's.
 ///
-/// Why jemalloc: under the soak's steady turnover of near-cache entries glibc's allocator kept
-/// freed memory in fragments that `malloc_trim` cannot return, and the gateway's resident
-/// memory rose for minutes after its caches were full; on jemalloc it is flat from the moment
-/// they are, at a higher level (BENCHMARKS.md, soak). Looked up with `dlsym` rather than
-/// imported, so the modules that use it need no jemalloc headers and run on either.
+/// Why jemalloc: on glibc's allocator, its free pages trimmed every 10 s, the gateway's
+/// resident memory rose for minutes after its caches were full under the soak's steady
+/// turnover of near-cache entries; on jemalloc it is flat from then on, at a higher level
+/// (BENCHMARKS.md, soak). Looked up with `dlsym` rather than imported, so the modules that use
+/// it need no jemalloc headers and run on either.
 public enum Allocator: Sendable, Equatable {
     /// jemalloc, with the version it reports.
     case jemalloc(version: String)
