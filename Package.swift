@@ -290,7 +290,7 @@ let package = Package(
             dependencies: ["BraidExperiments", "BraidContracts", "BraidCore", "BraidRedis", "BraidPrecompute", "BraidTestSupport"],
             swiftSettings: strictness),
         .testTarget(
-            name: "BraidKafkaTests", dependencies: ["BraidKafka", "BraidTestSupport", "CRdKafka", logging, serviceLifecycle],
+            name: "BraidKafkaTests", dependencies: ["BraidKafka", "BraidCore", "BraidTestSupport", "CRdKafka", logging, serviceLifecycle],
             swiftSettings: strictness,
             linkerSettings: localLibrdkafka),
         .testTarget(

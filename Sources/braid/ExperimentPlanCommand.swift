@@ -1,4 +1,5 @@
 import ArgumentParser
+import BraidCore
 import BraidExperiments
 import BraidSources
 import Foundation
@@ -110,11 +111,7 @@ struct ExperimentPlanCommand: AsyncParsableCommand {
 
     /// Reads `path` line by line into an ``EventLog``, on a thread of its own (file reads block).
     static func read(_ path: String, experiment: String?) async throws -> EventLog {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<EventLog, Error>) in
-            Thread {
-                continuation.resume(with: Result { try readBlocking(path, experiment: experiment) })
-            }.start()
-        }
+        try await runOffPool { try readBlocking(path, experiment: experiment) }
     }
 
     static func readBlocking(_ path: String, experiment: String?) throws -> EventLog {

@@ -1,6 +1,8 @@
 import BraidCore
 import BraidExperiments
 import BraidTestSupport
+import Foundation
+import Synchronization
 import Testing
 
 @Suite("sensitivity simulation", .computeHeavy)
@@ -90,6 +92,38 @@ struct SensitivitySimulationTests {
         var other = parameters()
         other.seed = 2
         #expect(try await SensitivitySimulation(parameters: other, queries: queries, workers: 2).run() != one)
+    }
+
+    /// The simulation's chunks run on threads of their own: with more workers than the
+    /// cooperative pool has threads, a task of the pool still wakes on time while it computes
+    /// (on the pool, its chunks held every pool thread for seconds, and the process's timers
+    /// with them).
+    @Test func aSimulationWithMoreWorkersThanCoresLeavesTheCooperativePoolFree() async throws {
+        let queries = try await load()
+        let workers = ProcessInfo.processInfo.activeProcessorCount + 1
+        let clock = ContinuousClock()
+        let started = clock.now
+        let finished = Atomic(false)
+        var parameters = parameters()
+        // Chunks of about a second each (calibration): what would hold the pool's threads.
+        parameters.calibrationSessions = 200_000
+        parameters.powerRuns = 20
+        parameters.nullRuns = 20
+        let simulation = Task { [parameters] in
+            defer { finished.store(true, ordering: .releasing) }
+            return try await SensitivitySimulation(parameters: parameters, queries: queries, workers: workers).run()
+        }
+        var lateness: [Duration] = []
+        while !finished.load(ordering: .acquiring) {
+            let due = clock.now + .milliseconds(20)
+            try await Task.sleep(until: due, clock: clock)
+            lateness.append(clock.now - due)
+        }
+        _ = try await simulation.value
+        let computed = clock.now - started
+        let worst = lateness.max() ?? .zero
+        #expect(computed > .seconds(1), "the simulation took \(computed): too short to occupy the pool")
+        #expect(worst < .milliseconds(250), "a 20 ms sleep woke \(worst) late while \(workers) workers computed for \(computed)")
     }
 
     @Test func interleavingNeedsFewerSessionsAndThePowerIsAsComputed() async throws {

@@ -1,3 +1,4 @@
+import BraidCore
 import BraidGateway
 import BraidHarness
 import BraidTestSupport

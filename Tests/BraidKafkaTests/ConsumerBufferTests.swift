@@ -1,3 +1,4 @@
+import BraidCore
 import BraidKafka
 import BraidTestSupport
 import Foundation

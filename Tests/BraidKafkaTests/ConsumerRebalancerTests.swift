@@ -1,4 +1,5 @@
 @testable import BraidKafka
+import BraidCore
 import BraidTestSupport
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import BraidCore
 import BraidTestSupport
 import CHiredis
 import Foundation

@@ -1,3 +1,4 @@
+import BraidCore
 import BraidHarness
 import BraidDevSupport
 import Foundation
@@ -15,7 +16,7 @@ struct SlowlorisAttack: AttackScenario {
         var checks = AttackChecks()
         let port = target.gateway.port ?? 0
         let count = sockets
-        let slow = try await Self.offPool { try SlowlorisSockets.open(count: count, port: port) }
+        let slow = try await runOffPool { try SlowlorisSockets.open(count: count, port: port) }
         let opened = ContinuousClock.now
         let trickle = Task.detached {
             while !Task.isCancelled {
@@ -48,12 +49,6 @@ struct SlowlorisAttack: AttackScenario {
         let ms = { (duration: Duration) in Int(duration / .milliseconds(1)) }
         return checks.verdict(
             "2 normal requests 200 in \(ms(served)) ms beside \(openWhileServed) open slow sockets; \(count - remaining)/\(count) closed \(ms(closedAfter)) ms after opening (header timeout \(ms(target.headerTimeout)) ms)")
-    }
-
-    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try body() }) }.start()
-        }
     }
 }
 

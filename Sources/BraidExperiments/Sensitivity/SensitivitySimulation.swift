@@ -217,14 +217,17 @@ public struct SensitivitySimulation: Sendable {
             TwoProportionTest.pValue(successes1: clicks[0], trials1: trials[0], successes2: clicks[1], trials2: trials[1]))
     }
 
-    /// Splits 0..<count into `workers` contiguous chunks computed in parallel, and adds up
-    /// their results (in chunk order, so the sum does not depend on timing).
+    /// Splits 0..<count into `workers` contiguous chunks computed in parallel, each on a thread
+    /// of its own (seconds of computation would hold the cooperative pool's threads, and stall
+    /// every other task of the process), and adds up their results (in chunk order, so the sum
+    /// does not depend on timing).
     func sum<Partial: Summable>(count: Int, _ body: @escaping @Sendable (Range<Int>) -> Partial) async -> Partial {
         let chunks = min(workers, max(1, count))
         let bounds = (0...chunks).map { $0 * count / chunks }
         let partials = await withTaskGroup(of: (Int, Partial).self) { group in
             for chunk in 0..<chunks {
-                group.addTask { (chunk, body(bounds[chunk]..<bounds[chunk + 1])) }
+                let range = bounds[chunk]..<bounds[chunk + 1]
+                group.addTask { (chunk, await runOffPool { body(range) }) }
             }
             var partials: [(Int, Partial)] = []
             for await partial in group { partials.append(partial) }
