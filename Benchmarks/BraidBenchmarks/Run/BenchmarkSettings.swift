@@ -31,6 +31,8 @@ public struct BenchmarkSettings: Sendable, Equatable {
     public var scaleSamples = 9
     /// Walks to page 50 per deep query and size.
     public var scaleWalks = 3
+    /// Timed live-only page-1 requests of the head word per size, for its p99.
+    public var scaleHeadSamples = 200
     /// Seconds of the soak's mixed traffic.
     public var soakSeconds = 1_200
     /// Seconds one caller is offered 3× its rate by the fleet group, per kind.
@@ -67,6 +69,9 @@ public struct BenchmarkSettings: Sendable, Equatable {
             Knob(name: "BRAID_BENCH_SOAK_SECONDS", help: "seconds of the soak's mixed traffic", minimum: 60, path: \.soakSeconds),
             Knob(name: "BRAID_BENCH_SCALE_SAMPLES", help: "timed page-1 requests per query, page shape and corpus size", minimum: 1, path: \.scaleSamples),
             Knob(name: "BRAID_BENCH_SCALE_WALKS", help: "walks to page 50 per deep query and corpus size", minimum: 1, path: \.scaleWalks),
+            Knob(
+                name: "BRAID_BENCH_SCALE_HEAD_SAMPLES", help: "timed live-only page-1 requests of the head word per corpus size (its p99)", minimum: 100,
+                path: \.scaleHeadSamples),
         ]
     }
 

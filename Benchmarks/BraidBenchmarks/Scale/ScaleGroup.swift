@@ -1,26 +1,32 @@
 import BraidContracts
 import BraidHarness
+import BraidRedis
 import Foundation
 
 /// Search pages at 20,000, 200,000 and 1,000,000 recipes (`BRAID_BENCH_SCALE_SIZES`), with
 /// walks recorded (the default). Per size, a corpus seeded by `braid seed` (or kept from an
-/// earlier run: ``ScaleCorpora``) and three `braid gateway` processes on it and the run's Redis:
-/// live-only (interleaving off), warm (the defaults: snapshots in the near-cache) and cold
+/// earlier run: ``ScaleCorpora``) and four `braid gateway` processes on it and the run's Redis:
+/// live-only (interleaving off), warm (the defaults: snapshots in the near-cache), cold
 /// (near-cache and pointer cache off, so every page 1 reads its snapshot from Redis, as the
-/// gateway group's cold figure). Each query of ``ScaleQueries`` is asked once on each gateway
-/// first (the warm one computes and stores its snapshot inline; not timed), then:
-///   - page 1 of 20, SAMPLES (9) rounds, each query on the three gateways in rotating order,
+/// gateway group's cold figure) and inline (as cold, under a key prefix of its own whose keys
+/// are removed before each of its requests: every page 1 finds no snapshot and computes one
+/// inline, as a query's first page does). Each query of ``ScaleQueries`` is asked once on each
+/// gateway first (the warm one computes and stores its snapshot inline; not timed), then:
+///   - page 1 of 20, SAMPLES (9) rounds, each query on the four gateways in rotating order,
 ///     one request at a time (one connection), each request timed on its own;
+///   - page 1 of ``ScaleQueries/headWord`` on the live-only gateway HEAD_SAMPLES (200) times
+///     more, for its p99;
 ///   - page 50 of 20 of the `deep` queries on the warm gateway, WALKS (3) walks each from
 ///     page 1 through `next_cursor`; only page 50's request is timed, and it must be a page of
 ///     the exact walk (`walk: exact`, not capped or lost).
-/// Every page must answer 200, not degraded, with items (one- and two-letter words may have
-/// none: they match whole words only), interleaved or live-only as its gateway is; the cold
-/// gateway must have read a snapshot from Redis for every page it served.
+/// Every page must answer 200, not degraded, with items (unless its query may match nothing),
+/// interleaved or live-only as its gateway is; the cold gateway must have read a snapshot from
+/// Redis for every page it served.
 ///
-/// Prints `SCALE seed` per size, each query's match count and p50 per page shape, and (at the
-/// largest size, meant to be 1,000,000; the smallest for the last) the ratios of sums of p50s
-/// over the set: cold ÷ live-only, page 50 ÷ page 1 (warm, deep queries), the slowest query ÷
+/// Prints `SCALE seed` per size, each query's match count and p50 per page shape, the head
+/// word's p50 and p99 over its own samples, and (at the largest size, meant to be 1,000,000;
+/// the smallest for the last) the ratios of sums of p50s over the set: cold ÷ live-only,
+/// inline ÷ live-only, page 50 ÷ page 1 (warm, deep queries), the slowest query ÷
 /// ``ScaleQueries/headWord`` (live-only), and live-only at the largest ÷ the smallest size.
 struct ScaleGroup {
     let context: BenchmarkContext
@@ -47,12 +53,13 @@ struct ScaleGroup {
             Report.line("SCALE worst n=\(large) query=\(worst.query) p50_ms=\(Format.fixed(worst.p50, 3))")
         }
         Report.ratio("scale.cold_p50.vs_live_only", Format.fixed(results.coldRatio(size: large), 3))
+        Report.ratio("scale.inline_p50.vs_live_only", Format.fixed(results.inlineRatio(size: large), 3))
         Report.ratio("scale.page50_p50.vs_page1", Format.fixed(results.page50Ratio(size: large), 3))
         Report.ratio("scale.worst_query_p50.vs_head_word", Format.fixed(results.worstRatio(size: large, headWord: ScaleQueries.headWord), 3))
         Report.ratio("scale.live_p50_1m.vs_20k", Format.fixed(results.liveRatio(large: large, small: small), 3))
     }
 
-    /// The three gateways on one corpus, and every sample of that size.
+    /// The four gateways on one corpus, and every sample of that size.
     private func measure(size: Int, corpus: URL, into results: inout ScaleResults) async throws {
         let run = context.run
         let label = ScaleQueries.label(size)
@@ -74,8 +81,37 @@ struct ScaleGroup {
         }
         let warm = try await gateway("warm")
         let liveOnly = try await gateway("live-only", ["BRAID_INTERLEAVING_ENABLED": "false"])
-        let cold = try await gateway("cold", ["BRAID_GATEWAY_NEAR_CACHE_BYTES": "0", "BRAID_GATEWAY_POINTER_CACHE_MS": "0"])
-        let gateways: [(ScaleResults.Shape, BraidService)] = [(.liveOnly, liveOnly), (.cold, cold), (.warm, warm)]
+        let uncached = ["BRAID_GATEWAY_NEAR_CACHE_BYTES": "0", "BRAID_GATEWAY_POINTER_CACHE_MS": "0"]
+        let cold = try await gateway("cold", uncached)
+        let inlinePrefix = "bench-scale-\(context.tag)-\(label)-inline"
+        let inline = try await gateway("inline", uncached.merging(["BRAID_REDIS_KEY_PREFIX": inlinePrefix]) { $1 })
+        let gateways: [(ScaleResults.Shape, BraidService)] = [(.liveOnly, liveOnly), (.cold, cold), (.warm, warm), (.inline, inline)]
+        let redis = RedisClient(configuration: try RedisConfiguration(url: context.redis.url, commandTimeout: .seconds(5)))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await redis.run() }
+            defer { group.cancelAll() }
+            try await redis.waitUntilConnected()
+            try await measure(size: size, gateways: gateways, forget: { try await Self.forget(prefix: inlinePrefix, in: redis) }, into: &results)
+        }
+        for (_, service) in gateways {
+            reportWarnings(service)
+            await service.stop()
+        }
+    }
+
+    /// Removes every key under `prefix`: the inline gateway's next page finds no snapshot.
+    private static func forget(prefix: String, in redis: RedisClient) async throws {
+        let keys = try await redis.scanKeys(matching: "\(prefix):*")
+        for key in keys { _ = try await redis.del([key]) }
+    }
+
+    /// Every sample of one size on its gateways; `forget` runs before each inline page.
+    private func measure(
+        size: Int, gateways: [(ScaleResults.Shape, BraidService)], forget: () async throws -> Void, into results: inout ScaleResults
+    ) async throws {
+        let label = ScaleQueries.label(size)
+        let service = { (shape: ScaleResults.Shape) in gateways.first { $0.0 == shape }!.1 }
+        let (warm, liveOnly, cold) = (service(.warm), service(.liveOnly), service(.cold))
 
         // Not timed: the warm gateway first, which ranks and stores each snapshot inline; then
         // every query once more everywhere (connections, statement caches, the OS's file cache).
@@ -96,6 +132,7 @@ struct ScaleGroup {
                 // Rotating order, so drift on the shared machine hits every shape alike.
                 let shift = (round + index) % gateways.count
                 for (shape, service) in gateways[shift...] + gateways[..<shift] {
+                    if shape == .inline { try await forget() }
                     let timed = try await page(
                         service, ScaleQueries.path(query), interleaved: shape != .liveOnly, what: "page 1 of \(query.text) (n=\(size))",
                         mayBeEmpty: query.mayBeEmpty)
@@ -109,15 +146,17 @@ struct ScaleGroup {
             throw BenchmarkError("the cold gateway read only \(coldReads) snapshots from Redis for \(coldPages) pages (n=\(size))")
         }
 
+        let head = ScaleQueries.all.first { $0.name == ScaleQueries.headWord }!
+        for _ in 0..<context.settings.scaleHeadSamples {
+            let timed = try await page(liveOnly, ScaleQueries.path(head), interleaved: false, what: "page 1 of \(head.text) (n=\(size))")
+            results.recordHead(size: size, milliseconds: timed.milliseconds)
+        }
+
         for query in ScaleQueries.all where query.deep {
             for _ in 0..<context.settings.scaleWalks {
                 let milliseconds = try await page50(warm, query, size: size)
                 results.record(size: size, .page50, query: query.name, milliseconds: milliseconds)
             }
-        }
-        for (_, service) in gateways {
-            reportWarnings(service)
-            await service.stop()
         }
     }
 
