@@ -183,6 +183,40 @@ struct ColdPageTests {
         }
     }
 
+    @Test("A broad query's cold page leaves room for every placed document in its prefix: one range of A, however B crowds it, and the sequential page")
+    func aBroadQuerysColdPageAsksForOneRange() async throws {
+        try await Self.withCorpus(documents: 400) { gateway, store, sqlite, materializer in
+            // Five words: each statement of it pays for five lists, whatever rows it returns. Its
+            // matches are few, and B, ranked by popularity among them, holds most of them.
+            let query = "curry rice onion carrot salt"
+            #expect(FTSMatchExpression.isBroad(query))
+            _ = try await materializer.materialize(.init(ranking: "featured", query: query), id: UUID().uuidString, ttlSeconds: nil, requestedAt: Date())
+            let version = try #require(try await store.currentVersion(ranking: "featured", query: query))
+            let snapshot = try #require(try await store.storedSnapshot(ranking: "featured", query: query, version: version)).snapshot
+            let matches = try await sqlite.search(SearchRequest(query: query, size: 0)).total
+            // B's documents are A's matches too, and at least half of them: they crowd A's first ranks.
+            try #require(snapshot.documents.count >= 10 && 2 * snapshot.documents.count >= matches, "\(snapshot.documents.count) of \(matches)")
+
+            let recording = RecordingSource(base: sqlite)
+            let cold = Self.service(gateway, store: store, source: recording, cold: true)
+            for session in ["b1", "b2", "b3", "b4"] {
+                recording.requests.withLock { $0.removeAll() }
+                let now = Date()
+                let parameters = SearchParameters(query: query, perPage: 10, session: session)
+                var page = try await cold.page(parameters, now: now)
+                let ranges = recording.requests.withLock { $0 }.filter { $0.size > 0 }
+                #expect(ranges.count == 1 && ranges[0].excluding.isEmpty, "session \(session): \(ranges)")
+                let sequential = Self.service(gateway, store: store, source: sqlite, cold: false)
+                _ = try await sequential.snapshots.current(ranking: "featured", query: query)
+                var expected = try await sequential.page(parameters, now: now)
+                try #require(page.interleaving.snapshot == version)
+                page.impressionID = nil
+                expected.impressionID = nil
+                #expect(page == expected, "session \(session)")
+            }
+        }
+    }
+
     @Test("A cold page takes A's total from its prefix while the corpus is the one its snapshot was ranked in, and counts once it changed")
     func aSnapshotOfTheCurrentGenerationSavesTheCount() async throws {
         try await Self.withCorpus(documents: 400) { gateway, store, sqlite, materializer in

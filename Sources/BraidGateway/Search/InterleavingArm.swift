@@ -14,7 +14,7 @@ public struct InterleavingArm: Sendable, Hashable {
     /// False: live-only pages; Redis holds nothing for them but walk records (`interleaving.enabled`).
     public var enabled: Bool
     /// The ranking's configured snapshot size: the most documents a snapshot read in parallel
-    /// with the live query can exclude from it (``SearchService/coldWindow(arm:position:)``).
+    /// with the live query can exclude from it (``SearchService/coldWindow(arm:position:query:)``).
     public var snapshotSize: Int
     /// Non-empty: a team-draft multileave of the live ranking and these cached rankings
     /// (teams 1… in order) instead of `ranking`; their refresh ages by name.

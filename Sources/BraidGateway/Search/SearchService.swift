@@ -172,7 +172,7 @@ public struct SearchService: Sendable {
     ) async throws(GatewayError) -> (SecondaryRanking, LiveSide) {
         let known = knownSecondaryRanking(arm: arm, query: normalized, pin: position.pin, now: now)
         let byOffset = position.walk.exhaustedTotal == nil && !position.readsRecord
-        if known == nil, byOffset, let window = coldWindow(arm: arm, position: position) {
+        if known == nil, byOffset, let window = coldWindow(arm: arm, position: position, query: query) {
             let (secondary, live) = try await parallelLive(
                 query: query, normalized: normalized, arm: arm, position: position, window: window, now: now)
             return (secondary, offsetPager(for: position, vouched: nil, positionsOf: nil).side(hits: live.hits, total: live.total, open: live.aRange))
@@ -292,12 +292,17 @@ public struct SearchService: Sendable {
     /// that turn out to be among them. Covering every placed document instead would fetch
     /// three times the rows of a live-only page on a first page of 20 (10 + 50) and cost more
     /// than the second query it saves; B's documents rarely crowd A's first ranks, and when
-    /// they do the rest is fetched once B is known (``PrefixReconciliation``). Nil when the
-    /// window is more than ``maxColdWindow``.
-    func coldWindow(arm: InterleavingArm, position: Position) -> Int? {
+    /// they do the rest is fetched once B is known (``PrefixReconciliation``).
+    ///
+    /// A broad query (``FTSMatchExpression/isBroad(_:)``) covers every placed document: its
+    /// statements cost what its many or very common words cost, whatever rows they return, so
+    /// the second query would double its page. (It crowds most: a long query matches few
+    /// documents, and B's are among them.) Nil when the window is more than ``maxColdWindow``.
+    func coldWindow(arm: InterleavingArm, position: Position, query: String) -> Int? {
         let most = arm.configuration.placedCount(bCount: arm.snapshotSize)
         let aRange = PagePlacement(arm.configuration, documents: [], bCount: most, position: position).open.aRange
-        let window = aRange.upperBound + min(most, max(aRange.count, Self.minimumColdSpare))
+        let spare = FTSMatchExpression.isBroad(query) ? most : min(most, max(aRange.count, Self.minimumColdSpare))
+        let window = aRange.upperBound + spare
         return window <= min(Self.maxColdWindow, SearchRequest.maxSize) ? window : nil
     }
 
