@@ -48,7 +48,7 @@ struct ScaleResultsTests {
 
     @Test func theHeadWordsP99IsTheNearestRankOverItsOwnSamples() {
         var results = ScaleResults(queries: Self.queries)
-        // 200 samples 1…200 ms, shuffled: the p99 is the 198th smallest, the p50 the mean of the middle two.
+        // 200 samples 1…200 ms, in reverse order: the p99 is the 198th smallest, the p50 the mean of the middle two.
         var values = (1...200).map(Double.init)
         values.reverse()
         for value in values { results.recordHead(size: 1_000_000, milliseconds: value) }

@@ -96,8 +96,8 @@ struct SensitivitySimulationTests {
 
     /// The simulation's chunks run on threads of their own: with more workers than the
     /// cooperative pool has threads, a task of the pool still wakes on time while it computes
-    /// (on the pool, its chunks held every pool thread for seconds, and the process's timers
-    /// with them).
+    /// (on the pool, its chunks held every pool thread for about half a second at a time, and
+    /// the process's timers with them).
     @Test func aSimulationWithMoreWorkersThanCoresLeavesTheCooperativePoolFree() async throws {
         let queries = try await load()
         let workers = ProcessInfo.processInfo.activeProcessorCount + 1

@@ -218,8 +218,8 @@ public struct SensitivitySimulation: Sendable {
     }
 
     /// Splits 0..<count into `workers` contiguous chunks computed in parallel, each on a thread
-    /// of its own (seconds of computation would hold the cooperative pool's threads, and stall
-    /// every other task of the process), and adds up their results (in chunk order, so the sum
+    /// of its own (on the cooperative pool, long chunks would hold its threads and stall every
+    /// other task of the process), and adds up their results (in chunk order, so the sum
     /// does not depend on timing).
     func sum<Partial: Summable>(count: Int, _ body: @escaping @Sendable (Range<Int>) -> Partial) async -> Partial {
         let chunks = min(workers, max(1, count))
