@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import BraidBenchmarks
@@ -30,6 +31,16 @@ struct BenchmarkSettingsTests {
         #expect(throws: BenchmarkError.self) { try BenchmarkSettings(environment: ["BRAID_BENCH_REDIS_REQUESTS": "49"]) }
         let error = #expect(throws: BenchmarkError.self) { try BenchmarkSettings(environment: ["BRAID_BENCH_WORKER_ROUNDS": "-1"]) }
         #expect(error?.message.contains("BRAID_BENCH_WORKER_ROUNDS=-1") == true)
+    }
+
+    /// docs/benchmarks.md's settings table has a row for every variable, with its default.
+    @Test func theSettingsTableOfTheDocsHasEveryVariableWithItsDefault() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("docs/benchmarks.md"), encoding: .utf8)
+        let defaults = BenchmarkSettings()
+        for knob in BenchmarkSettings.knobs {
+            #expect(text.contains("| `\(knob.name)` | `\(defaults[keyPath: knob.path])` |"), "docs/benchmarks.md: no row of \(knob.name) with its default")
+        }
     }
 
     @Test func helpListsEveryVariableWithItsDefault() {
