@@ -118,6 +118,9 @@ let package = Package(
         // `sqlite3_interrupt` of sqlite-nio's own SQLite, which sqlite-nio does not expose: the
         // SQLite source stops a statement at its deadline with it.
         .target(name: "CSQLiteNIOInterrupt"),
+        // A C face over libxapian 1.4 (Debian's libxapian-dev), the embedded search engine
+        // behind the `xapian` live source: C++ inside, no exception crosses it.
+        .target(name: "CXapianShim", linkerSettings: [.linkedLibrary("xapian")]),
 
         // Pure domain logic: interleaving, pagination, cursors, feeds, JSON values. No I/O.
         .target(name: "BraidCore", dependencies: [crypto], swiftSettings: strictness),
@@ -157,7 +160,8 @@ let package = Package(
         .target(
             name: "BraidSources",
             dependencies: [
-                "BraidCore", "BraidContracts", "CSQLiteNIOInterrupt", logging, metrics, server("SQLiteNIO", "sqlite-nio"), nioPosix, httpClient,
+                "BraidCore", "BraidContracts", "CSQLiteNIOInterrupt", "CXapianShim", logging, metrics, server("SQLiteNIO", "sqlite-nio"), nioPosix,
+                httpClient,
                 nioCore, nioFoundation, nioHTTP1,
             ],
             swiftSettings: strictness),

@@ -5,7 +5,9 @@ import SQLiteNIO
 import Testing
 import BraidContracts
 
-@Suite("SQLite FTS5 search source")
+/// What every embedded source promises is tested against each (`EmbeddedSource`); what only
+/// the SQLite one does (positions, counting the excluded, generations withdrawn) against it alone.
+@Suite("The embedded search sources: SQLite FTS5 and Xapian")
 struct SQLiteSearchSourceTests {
     private func lowercasedText(_ hit: SearchHit) -> String {
         let title = hit.fields["title"]?.stringValue ?? ""
@@ -14,8 +16,9 @@ struct SQLiteSearchSourceTests {
         return ([title] + ingredients).joined(separator: " ").lowercased()
     }
 
-    @Test func ranksMatchesByRelevance() async throws {
-        try await CorpusFixture.withSource { source in
+    @Test(arguments: EmbeddedSource.allCases)
+    func ranksMatchesByRelevance(source kind: EmbeddedSource) async throws {
+        try await CorpusFixture.withSource(kind) { source in
             let result = try await source.search(SearchRequest(query: "curry", size: 20))
             #expect(result.total > 20)
             #expect(result.hits.count == 20)
@@ -27,8 +30,9 @@ struct SQLiteSearchSourceTests {
         }
     }
 
-    @Test func exclusionRemovesIdsAndReducesTotal() async throws {
-        try await CorpusFixture.withSource { source in
+    @Test(arguments: EmbeddedSource.allCases)
+    func exclusionRemovesIdsAndReducesTotal(source kind: EmbeddedSource) async throws {
+        try await CorpusFixture.withSource(kind) { source in
             let full = try await source.search(SearchRequest(query: "potato", size: 10))
             let excluded = full.hits.prefix(3).map(\.id)
             let rest = try await source.search(SearchRequest(query: "potato", excluding: excluded + [excluded[0], "r999999", "not-a-match"], size: 10))
@@ -55,9 +59,9 @@ struct SQLiteSearchSourceTests {
         }
     }
 
-    @Test(arguments: RankingProfile.allCases)
-    func pagesConcatenateToOneBigPage(profile: RankingProfile) async throws {
-        try await CorpusFixture.withSource { source in
+    @Test(arguments: EmbeddedSource.allCases, RankingProfile.allCases)
+    func pagesConcatenateToOneBigPage(source kind: EmbeddedSource, profile: RankingProfile) async throws {
+        try await CorpusFixture.withSource(kind) { source in
             let excluding = ["r000001", "r000002", "r000010"]
             let big = try await source.search(SearchRequest(query: "rice", excluding: excluding, from: 0, size: 35, profile: profile))
             var paged: [String] = []
@@ -76,9 +80,9 @@ struct SQLiteSearchSourceTests {
     /// Each page of a list with excluded documents is that slice of the unexcluded list with
     /// them removed, wherever they rank (the page's rows come from the first
     /// `from + size + excluded` of the sort).
-    @Test(arguments: RankingProfile.allCases)
-    func excludedDocumentsAnywhereInTheRankingShiftPagesExactly(profile: RankingProfile) async throws {
-        try await CorpusFixture.withSource { source in
+    @Test(arguments: EmbeddedSource.allCases, RankingProfile.allCases)
+    func excludedDocumentsAnywhereInTheRankingShiftPagesExactly(source kind: EmbeddedSource, profile: RankingProfile) async throws {
+        try await CorpusFixture.withSource(kind) { source in
             let all = try await source.search(SearchRequest(query: "rice", from: 0, size: 60, profile: profile)).hits.map(\.id)
             #expect(all.count == 60)
             let excluded = [0, 3, 4, 8, 15, 22, 23, 41].map { all[$0] } + ["r999999"]
@@ -135,8 +139,9 @@ struct SQLiteSearchSourceTests {
 
     /// Equal scores (generated recipes share titles and lengths) are ordered by corpus row,
     /// which `braid seed` writes in id order: the same list whether or not a page joins every match.
-    @Test func tiesFollowCorpusOrder() async throws {
-        try await CorpusFixture.withSource { source in
+    @Test(arguments: EmbeddedSource.allCases)
+    func tiesFollowCorpusOrder(source kind: EmbeddedSource) async throws {
+        try await CorpusFixture.withSource(kind) { source in
             let hits = try await source.search(SearchRequest(query: "rice", size: 200)).hits
             let tied = zip(hits, hits.dropFirst()).filter { $0.score == $1.score }
             #expect(tied.count >= 5, "the fixture should hold tied scores")
@@ -146,8 +151,9 @@ struct SQLiteSearchSourceTests {
         }
     }
 
-    @Test func profilesOrderDifferently() async throws {
-        try await CorpusFixture.withSource { source in
+    @Test(arguments: EmbeddedSource.allCases)
+    func profilesOrderDifferently(source kind: EmbeddedSource) async throws {
+        try await CorpusFixture.withSource(kind) { source in
             func ids(_ profile: RankingProfile) async throws -> SearchResult {
                 try await source.search(SearchRequest(query: "soup", size: 30, profile: profile))
             }
@@ -168,14 +174,15 @@ struct SQLiteSearchSourceTests {
         }
     }
 
-    @Test func hostileQueryTextNeverReachesSQL() async throws {
+    @Test(arguments: EmbeddedSource.allCases)
+    func hostileQueryTextNeverReachesSQL(source kind: EmbeddedSource) async throws {
         let hostile = [
             "\"", "\"\"\"", "curry\"", "*", "curry*", "NEAR(", "NEAR(curry rice, 2)", "OR", "curry OR rice", "AND NOT",
             "-", "-curry", "curry -rice", "\"unbalanced quote", "title:curry", "(", ")", "{title}: rice", "^curry",
             "'; DROP TABLE recipes; --", "\u{0}", "curry\u{0}rice", "🍛", "カレー\"", String(repeating: "a", count: 10_240),
             String(repeating: "\"NEAR( OR * - ", count: 800),
         ]
-        try await CorpusFixture.withSource { source in
+        try await CorpusFixture.withSource(kind) { source in
             for query in hostile {
                 for profile in RankingProfile.allCases {
                     let result = try await source.search(SearchRequest(query: query, excluding: ["r000001"], size: 5, profile: profile))
@@ -188,8 +195,9 @@ struct SQLiteSearchSourceTests {
         }
     }
 
-    @Test func japaneseQueriesFindJapaneseTitles() async throws {
-        try await CorpusFixture.withSource { source in
+    @Test(arguments: EmbeddedSource.allCases)
+    func japaneseQueriesFindJapaneseTitles(source kind: EmbeddedSource) async throws {
+        try await CorpusFixture.withSource(kind) { source in
             let result = try await source.search(SearchRequest(query: "カレー", size: 100))
             let titles = result.hits.compactMap { $0.fields["title"]?.stringValue }
             #expect(!titles.isEmpty)
@@ -232,8 +240,9 @@ struct SQLiteSearchSourceTests {
         }
     }
 
-    @Test func fullWidthInputIsNormalised() async throws {
-        try await CorpusFixture.withSource { source in
+    @Test(arguments: EmbeddedSource.allCases)
+    func fullWidthInputIsNormalised(source kind: EmbeddedSource) async throws {
+        try await CorpusFixture.withSource(kind) { source in
             let ascii = try await source.search(SearchRequest(query: "curry rice", size: 15))
             let fullWidth = try await source.search(SearchRequest(query: "ＣＵＲＲＹ\u{3000}Ｒｉｃｅ", size: 15))
             #expect(!ascii.hits.isEmpty)
@@ -242,8 +251,9 @@ struct SQLiteSearchSourceTests {
         }
     }
 
-    @Test func nothingSearchableGivesNoHits() async throws {
-        try await CorpusFixture.withSource { source in
+    @Test(arguments: EmbeddedSource.allCases)
+    func nothingSearchableGivesNoHits(source kind: EmbeddedSource) async throws {
+        try await CorpusFixture.withSource(kind) { source in
             for query in ["", "   ", "\"*-()", "zzzznotaword"] {
                 let result = try await source.search(SearchRequest(query: query, size: 10))
                 #expect(result.hits.isEmpty && result.total == 0, "\(query)")
@@ -251,8 +261,9 @@ struct SQLiteSearchSourceTests {
         }
     }
 
-    @Test func concurrentQueriesAgree() async throws {
-        try await CorpusFixture.withSource { source in
+    @Test(arguments: EmbeddedSource.allCases)
+    func concurrentQueriesAgree(source kind: EmbeddedSource) async throws {
+        try await CorpusFixture.withSource(kind) { source in
             let expected = try await source.search(SearchRequest(query: "chicken", size: 10, profile: .popularityBoosted))
             let results = try await withThrowingTaskGroup(of: SearchResult.self) { group in
                 for _ in 0..<32 {
@@ -265,8 +276,9 @@ struct SQLiteSearchSourceTests {
         }
     }
 
-    @Test func badRequestsAreRejected() async throws {
-        try await CorpusFixture.withSource { source in
+    @Test(arguments: EmbeddedSource.allCases)
+    func badRequestsAreRejected(source kind: EmbeddedSource) async throws {
+        try await CorpusFixture.withSource(kind) { source in
             for request in [SearchRequest(query: "rice", from: -1), SearchRequest(query: "rice", size: 5_000)] {
                 let error = await #expect(throws: SearchSourceError.self) { try await source.search(request) }
                 #expect(error?.code == .badQuery)
@@ -383,8 +395,9 @@ struct SQLiteSearchSourceTests {
         #expect(SQLiteSearchSource.matchGeneration(read: []) == nil)
     }
 
-    @Test func hitsBecomeSnapshotDocuments() async throws {
-        try await CorpusFixture.withSource { source in
+    @Test(arguments: EmbeddedSource.allCases)
+    func hitsBecomeSnapshotDocuments(source kind: EmbeddedSource) async throws {
+        try await CorpusFixture.withSource(kind) { source in
             let result = try await source.search(SearchRequest(query: "cake", size: 3))
             #expect(result.documents.map(\.id) == result.hits.map(\.id))
             #expect(result.documents.first?.fields["title"] == result.hits.first?.fields["title"])

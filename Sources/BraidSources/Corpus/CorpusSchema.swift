@@ -7,7 +7,8 @@
 /// Japanese and other CJK text (see ``FTSMatchExpression``). Users, follows, recently
 /// viewed recipes and cooksnaps feed the component providers. `corpus_generation` holds one
 /// random token that every write by braid replaces, and that any other write to `recipes`
-/// withdraws (see ``newGeneration``).
+/// withdraws (see ``newGeneration``). `recipe_changes` logs the row of every write to `recipes`
+/// by any program, which the `xapian` source's index follows (``changeLog``).
 public enum CorpusSchema {
     /// Created before loading; every statement is idempotent so imports can extend a corpus.
     static let tables: [String] = [
@@ -83,9 +84,34 @@ public enum CorpusSchema {
         """
     }
 
+    /// The change log a Xapian index follows (``XapianIndexer``): every insert, update and
+    /// delete of a `recipes` row, by any program, appends the row's `seq` in the writer's
+    /// transaction, so an index that has applied the log up to a change has seen every write
+    /// committed before it. `corpus_identity` names this corpus file (a corpus seeded again is
+    /// another one, whose log starts over) and how far the log was pruned: an index behind
+    /// that point is built again. Created with the other triggers after a bulk load, which an
+    /// index then reads whole.
+    public static let changeLog: [String] = [
+        "CREATE TABLE IF NOT EXISTS recipe_changes (change INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS corpus_identity (id TEXT NOT NULL, pruned_through INTEGER NOT NULL DEFAULT 0)",
+        "INSERT INTO corpus_identity (id) SELECT lower(hex(randomblob(16))) WHERE NOT EXISTS (SELECT 1 FROM corpus_identity)",
+        """
+        CREATE TRIGGER IF NOT EXISTS recipes_insert_logs_change AFTER INSERT ON recipes
+        BEGIN INSERT INTO recipe_changes (seq) VALUES (NEW.seq); END
+        """,
+        """
+        CREATE TRIGGER IF NOT EXISTS recipes_update_logs_change AFTER UPDATE ON recipes
+        BEGIN INSERT INTO recipe_changes (seq) SELECT OLD.seq UNION SELECT NEW.seq; END
+        """,
+        """
+        CREATE TRIGGER IF NOT EXISTS recipes_delete_logs_change AFTER DELETE ON recipes
+        BEGIN INSERT INTO recipe_changes (seq) VALUES (OLD.seq); END
+        """,
+    ]
+
     /// The end of every write by braid, in its transaction: indexes, both full-text indexes
     /// re-read, the triggers, and a new generation last, so nothing after it withdraws it.
-    static let finishWrite: [String] = indexes + rebuildIndexes + generationTriggers + newGeneration
+    static let finishWrite: [String] = indexes + rebuildIndexes + generationTriggers + changeLog + newGeneration
 
     /// Re-reads the external content into both full-text indexes.
     static let rebuildIndexes: [String] = [

@@ -109,6 +109,9 @@ public enum CorpusWriter {
         _ = try await connection.query("PRAGMA synchronous = OFF", [])
         // Gateways may be reading the file: wait for their read locks instead of failing.
         _ = try await connection.query("PRAGMA busy_timeout = 10000", [])
+        // `INSERT OR REPLACE` deletes the row it replaces; only with recursive triggers does
+        // that deletion reach the change log (``CorpusSchema/changeLog``).
+        _ = try await connection.query("PRAGMA recursive_triggers = ON", [])
         return connection
     }
 

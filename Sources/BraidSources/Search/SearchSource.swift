@@ -98,12 +98,24 @@ public struct SearchResult: Sendable, Hashable {
     /// The total counts the request's excluded ids that match (asked for with
     /// ``SearchRequest/countsExcluded`` false, and done by the source).
     public var totalIncludesExcluded: Bool
+    /// `total` is a lower bound: more documents match than were counted. A source that says so
+    /// counts at least ``SearchRequest/from`` + ``SearchRequest/size`` + ``minimumLowerBoundMargin``
+    /// matches first, so a page (and a walk's end) planned with it is the page planned with the
+    /// exact total; only the total a response shows is then "at least".
+    public var totalIsLowerBound: Bool
 
-    public init(hits: [SearchHit], total: Int, matchGeneration: String? = nil, totalIncludesExcluded: Bool = false) {
+    /// How far past a request's page a lower-bound total must reach (see ``totalIsLowerBound``):
+    /// more than the documents a page can place from the cached ranking before A runs out.
+    public static let minimumLowerBoundMargin = 1_000
+
+    public init(
+        hits: [SearchHit], total: Int, matchGeneration: String? = nil, totalIncludesExcluded: Bool = false, totalIsLowerBound: Bool = false
+    ) {
         self.hits = hits
         self.total = total
         self.matchGeneration = matchGeneration
         self.totalIncludesExcluded = totalIncludesExcluded
+        self.totalIsLowerBound = totalIsLowerBound
     }
 
     public static let empty = SearchResult(hits: [], total: 0)

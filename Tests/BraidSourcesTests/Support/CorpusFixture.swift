@@ -30,16 +30,48 @@ enum CorpusFixture {
         }
     }
 
+    /// A source of `kind` over a fresh corpus, shut down afterwards.
+    static func withSource<T>(
+        _ kind: EmbeddedSource, documents: Int = 800, _ body: (any SearchSource) async throws -> T
+    ) async throws -> T {
+        try await withCorpus(documents: documents) { path in
+            let source = kind.source(path: path)
+            do {
+                let result = try await body(source)
+                try await source.shutdown()
+                return result
+            } catch {
+                try? await source.shutdown()
+                throw error
+            }
+        }
+    }
+
     static func temporaryPath() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("braid-corpus-\(UUID().uuidString).sqlite").path
     }
 
     static func remove(_ path: String) {
-        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        // The Xapian index a source built beside it too.
+        for suffix in ["", "-journal", "-wal", "-shm", ".xapian"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
     static func fixture(_ name: String) throws -> Data {
         let url = try #require(Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Fixtures"))
         return try Data(contentsOf: url)
     }
+}
+
+/// The embedded live sources, for tests that hold each to the same promises.
+enum EmbeddedSource: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite, xapian
+
+    func source(path: String) -> any SearchSource {
+        switch self {
+        case .sqlite: SQLiteSearchSource(path: path)
+        case .xapian: XapianSearchSource(corpusPath: path)
+        }
+    }
+
+    var testDescription: String { rawValue }
 }
