@@ -45,7 +45,7 @@ apt_packages=()
 pip_sets=()
 want() {
   case "$1" in
-    run) apt_packages+=(librdkafka-dev libhiredis-dev libjemalloc-dev redis-server redis-tools kcat libsqlite3-dev pkg-config); pip_sets+=(broker) ;;
+    run) apt_packages+=(librdkafka-dev libhiredis-dev libjemalloc-dev libxapian-dev redis-server redis-tools kcat libsqlite3-dev pkg-config); pip_sets+=(broker) ;;
     fleet) want run; apt_packages+=(haproxy) ;;
     tools) pip_sets+=(tools) ;;
     browser) apt_packages+=(chromium chromium-driver) ;;

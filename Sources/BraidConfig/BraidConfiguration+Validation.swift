@@ -14,6 +14,10 @@ extension BraidConfiguration {
         guard redis.poolSize >= 1 else { throw fail("redis.pool_size must be at least 1") }
         guard (1...64).contains(search.sqlite.connections) else { throw fail("search.sqlite.connections must be 1-64") }
         guard (1...1024).contains(search.sqlite.pageCacheMib) else { throw fail("search.sqlite.page_cache_mib must be 1-1024") }
+        guard (1...64).contains(search.xapian.readers) else { throw fail("search.xapian.readers must be 1-64") }
+        guard (1_000...10_000_000).contains(search.xapian.countAtLeast) else {
+            throw fail("search.xapian.count_at_least must be 1000-10000000")
+        }
         guard redis.commandTimeout >= .milliseconds(1) else { throw fail("redis.command_timeout_ms must be at least 1") }
         try validateRedisTopology()
         guard (0...65_535).contains(gateway.port) else { throw fail("gateway.port must be 0-65535 (0: any free port)") }

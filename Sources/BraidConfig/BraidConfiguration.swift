@@ -103,10 +103,11 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
     /// `search.*`: the live ranking. `source` picks the backend; each backend has its own
     /// section, read only when it is the source.
     public struct SearchSection: Codable, Sendable, Equatable {
-        public var source = SearchSourceKind.sqlite
+        public var source = SearchSourceKind.xapian
         /// How long one live query may take (Elasticsearch and HTTP sources).
         @Milliseconds public var timeout: Duration = .milliseconds(800)
         public var sqlite = SQLiteSection()
+        public var xapian = XapianSection()
         public var elasticsearch = ElasticsearchSection()
         public var http = HTTPSourceSection()
         public init() {}
@@ -115,19 +116,22 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         public var live: LiveSource {
             switch source {
             case .sqlite: .sqlite(sqlite)
+            case .xapian: .xapian(xapian, corpus: sqlite)
             case .elasticsearch: .elasticsearch(elasticsearch)
             case .http: .http(http)
             }
         }
 
         enum CodingKeys: String, CodingKey {
-            case source, timeout = "timeoutMs", sqlite, elasticsearch, http
+            case source, timeout = "timeoutMs", sqlite, xapian, elasticsearch, http
         }
     }
 
     /// The live backend `search.source` names, with its section.
     public enum LiveSource: Sendable, Equatable {
         case sqlite(SQLiteSection)
+        /// The Xapian index of the corpus at `corpus.path`.
+        case xapian(XapianSection, corpus: SQLiteSection)
         case elasticsearch(ElasticsearchSection)
         case http(HTTPSourceSection)
     }
@@ -142,6 +146,18 @@ public struct BraidConfiguration: Codable, Sendable, Equatable {
         /// pages it reads, so the source holds up to `connections` times this (and the
         /// component provider, which reads the same corpus by default, twice this).
         public var pageCacheMib = 8
+        public init() {}
+    }
+
+    /// `search.xapian`: a Xapian index of the corpus at `search.sqlite.path`, which stays the
+    /// source of truth and of the fields a page shows.
+    public struct XapianSection: Codable, Sendable, Equatable {
+        /// The index directory; unset: the corpus path with `.xapian` appended.
+        public var indexPath: String?
+        /// Queries that run at once, each on a thread of its own.
+        public var readers = 4
+        /// Matches counted exactly past a page before its total becomes a lower bound.
+        public var countAtLeast = 10_000
         public init() {}
     }
 
@@ -493,6 +509,8 @@ extension BraidConfiguration.RankingSection {
 public enum SearchSourceKind: String, NamedCases, Hashable {
     /// The embedded SQLite FTS5 index (`search.sqlite`).
     case sqlite
+    /// A Xapian index of the SQLite corpus (`search.xapian`, `search.sqlite.path`): pruned top-k ranking.
+    case xapian
     /// Elasticsearch or OpenSearch (`search.elasticsearch`).
     case elasticsearch
     /// A ranking service speaking `Schemas/ranking-source.schema.json` (`search.http`).

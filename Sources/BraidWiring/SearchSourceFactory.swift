@@ -16,6 +16,9 @@ public enum SearchSourceFactory {
         case .sqlite(let sqlite):
             let options = SQLiteSearchSource.Options(connections: sqlite.connections, pageCacheMiB: sqlite.pageCacheMib)
             return SQLiteSearchSource(path: sqlite.path, options: options, logger: logger)
+        case .xapian(let xapian, let corpus):
+            let options = XapianSearchSource.Options(countAtLeast: xapian.countAtLeast, readers: xapian.readers)
+            return XapianSearchSource(corpusPath: corpus.path, indexPath: xapian.indexPath, options: options, logger: logger)
         case .elasticsearch(let elasticsearch):
             return ElasticsearchSource(
                 baseURL: elasticsearch.url, index: elasticsearch.index, credentials: elasticsearch.credentials, timeout: timeout,

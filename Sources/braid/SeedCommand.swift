@@ -30,7 +30,8 @@ struct SeedCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let path = try db ?? ConfigurationLoader.load(file: config).search.sqlite.path
+        let search = try ConfigurationLoader.load(file: config).search
+        let path = db ?? search.sqlite.path
         let started = ContinuousClock.now
         if docs != nil || importFile == nil {
             let generator = CorpusGenerator(seed: seed, documents: docs ?? 10_000, users: users)
@@ -48,6 +49,14 @@ struct SeedCommand: AsyncParsableCommand {
             if parsed.badLines.count > 20 { Self.warn("\(importFile): … and \(parsed.badLines.count - 20) more bad lines") }
             try await CorpusWriter.add(parsed.recipes, path: path)
             print("imported \(parsed.recipes.count) documents into \(path); \(parsed.badLines.count) bad lines skipped")
+        }
+        if search.source == .xapian {
+            // Now rather than on the first query, which would wait for it.
+            let indexing = ContinuousClock.now
+            let source = XapianSearchSource(corpusPath: path, indexPath: db == nil ? search.xapian.indexPath : nil)
+            try await source.catchUp()
+            try await source.shutdown()
+            print("indexed \(path) into \(source.indexPath) in \(Self.seconds(since: indexing)) s")
         }
     }
 

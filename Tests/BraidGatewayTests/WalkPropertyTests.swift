@@ -32,10 +32,13 @@ struct WalkPropertyTests {
         return configuration
     }
 
-    @Test("Concurrent walks while the SQLite corpus changes under them: nothing twice, nothing matching skipped, nothing deleted shown, the same cursor the same page")
-    func sqliteWalksKeepTheGuarantee() async throws {
+    @Test(
+        "Concurrent walks while the SQLite corpus changes under them: nothing twice, nothing matching skipped, nothing deleted shown, the same cursor the same page (the Xapian index that serves by default, and the corpus's FTS5)",
+        arguments: [SearchSourceKind.xapian, .sqlite])
+    func embeddedWalksKeepTheGuarantee(source: SearchSourceKind) async throws {
         let fixture = try await WorkerFixture(documents: 1_500, users: 10)
-        let configuration = Self.configuration(fixture)
+        var configuration = Self.configuration(fixture)
+        configuration.search.source = source
         let (traces, churn) = try await GatewayHarness.with(configuration) { client, _ in
             try await Self.walkUnderChurn(client: client, corpus: fixture.corpus.path, walks: 16, seed: 1)
         }

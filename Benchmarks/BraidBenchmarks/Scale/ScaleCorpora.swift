@@ -18,8 +18,12 @@ struct ScaleCorpora {
 
     struct Corpus {
         var file: URL
+        /// Seeding, the search index's build included.
         var seconds: Double
         var bytes: Int
+        /// The Xapian index beside the corpus (`braid seed` builds it), and its build alone.
+        var indexBytes: Int
+        var indexSeconds: Double?
         var cached: Bool
     }
 
@@ -32,6 +36,7 @@ struct ScaleCorpora {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in (rows + "\n" + schema).utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         try? FileManager.default.removeItem(at: probe)
+        try? FileManager.default.removeItem(at: Self.index(of: probe))
         return String(hash, radix: 16)
     }
 
@@ -46,26 +51,53 @@ struct ScaleCorpora {
         }
         let file = folder.appendingPathComponent("corpus-\(documents)-\(fingerprint).sqlite")
         let timing = folder.appendingPathComponent("corpus-\(documents)-\(fingerprint).seconds")
-        if FileManager.default.fileExists(atPath: file.path), let text = try? String(contentsOf: timing, encoding: .utf8),
+        let indexTiming = folder.appendingPathComponent("corpus-\(documents)-\(fingerprint).index-seconds")
+        if FileManager.default.fileExists(atPath: file.path), FileManager.default.fileExists(atPath: Self.index(of: file).path),
+           let text = try? String(contentsOf: timing, encoding: .utf8),
            let seconds = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
-            return Corpus(file: file, seconds: seconds, bytes: Self.bytes(file), cached: true)
+            let indexSeconds = (try? String(contentsOf: indexTiming, encoding: .utf8)).flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            return Corpus(
+                file: file, seconds: seconds, bytes: Self.bytes(file), indexBytes: Self.bytes(directory: Self.index(of: file)),
+                indexSeconds: indexSeconds, cached: true)
         }
         // Seeded under another name and renamed when complete: an interrupted seed is never taken for a corpus.
         let partial = folder.appendingPathComponent("corpus-\(documents)-\(fingerprint).partial")
         context.say("seeding \(documents) recipes into \(file.path) (kept for later runs)")
         let started = ContinuousClock.now
-        try await seed(partial, documents: documents)
+        let indexSeconds = try await seed(partial, documents: documents)
         let seconds = Format.seconds(ContinuousClock.now - started)
-        try? FileManager.default.removeItem(at: file)
-        try FileManager.default.moveItem(at: partial, to: file)
+        for (from, to) in [(partial, file), (Self.index(of: partial), Self.index(of: file))] {
+            try? FileManager.default.removeItem(at: to)
+            try FileManager.default.moveItem(at: from, to: to)
+        }
         try Format.fixed(seconds, 1).write(to: timing, atomically: true, encoding: .utf8)
-        return Corpus(file: file, seconds: seconds, bytes: Self.bytes(file), cached: false)
+        try Format.fixed(indexSeconds ?? 0, 1).write(to: indexTiming, atomically: true, encoding: .utf8)
+        return Corpus(
+            file: file, seconds: seconds, bytes: Self.bytes(file), indexBytes: Self.bytes(directory: Self.index(of: file)),
+            indexSeconds: indexSeconds, cached: false)
     }
 
-    private func seed(_ file: URL, documents: Int) async throws {
+    /// Seeds `file`; returns how long its search index took, as `braid seed` printed it.
+    @discardableResult
+    private func seed(_ file: URL, documents: Int) async throws -> Double? {
         let (status, output) = try await ChildProcess.run(
             context.braid, ["seed", "--docs", "\(documents)", "--users", "\(Self.users)", "--db", file.path], timeout: .seconds(3_600))
         guard status == 0 else { throw BenchmarkError("braid seed --docs \(documents) failed: \(output.suffix(2_000))") }
+        return Self.indexSeconds(output)
+    }
+
+    /// The seconds of `braid seed`'s line "indexed … in <seconds> s".
+    static func indexSeconds(_ output: String) -> Double? {
+        output.split(separator: "\n").last { $0.hasPrefix("indexed ") }
+            .flatMap { $0.split(separator: " ").dropLast().last }.flatMap { Double($0) }
+    }
+
+    /// Where `braid seed` puts the search index of the corpus `file`.
+    static func index(of file: URL) -> URL { URL(fileURLWithPath: XapianSearchSource.defaultIndexPath(corpusPath: file.path)) }
+
+    private static func bytes(directory: URL) -> Int {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return files.reduce(0) { $0 + bytes(directory.appendingPathComponent($1)) }
     }
 
     private static func bytes(_ file: URL) -> Int {

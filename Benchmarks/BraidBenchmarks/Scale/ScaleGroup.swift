@@ -43,6 +43,7 @@ struct ScaleGroup {
             let corpus = try await corpora.corpus(size, fingerprint: fingerprint)
             Report.line(
                 "SCALE seed n=\(size) seconds=\(Format.fixed(corpus.seconds, 1)) bytes=\(corpus.bytes)"
+                    + " index_seconds=\(corpus.indexSeconds.map { Format.fixed($0, 1) } ?? "unknown") index_bytes=\(corpus.indexBytes)"
                     + (corpus.cached ? " (cached: seeded by an earlier run)" : ""))
             try await measure(size: size, corpus: corpus.file, into: &results)
             for line in results.figures(size: size) { Report.figure(line.name, line.value) }

@@ -205,6 +205,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/SearchPage/total`.
             public var total: Swift.Int?
+            /// True when total is a lower bound: the live source stopped counting its matches past search.xapian.count_at_least beyond the page. Pages and walks are planned as with the exact total; a walk still ends at its last document.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SearchPage/total_is_lower_bound`.
+            public var totalIsLowerBound: Swift.Bool?
             /// Signed id for team-draft click credit.
             ///
             /// - Remark: Generated from `#/components/schemas/SearchPage/impression_id`.
@@ -321,6 +325,7 @@ extension Components {
             ///   - items:
             ///   - nextCursor: Absent (null) on the last page.
             ///   - total: Length of the whole interleaved list when known.
+            ///   - totalIsLowerBound: True when total is a lower bound: the live source stopped counting its matches past search.xapian.count_at_least beyond the page. Pages and walks are planned as with the exact total; a walk still ends at its last document.
             ///   - impressionId: Signed id for team-draft click credit.
             ///   - interleaving:
             ///   - degraded: True when Redis could not be reached and the page is live-only.
@@ -332,6 +337,7 @@ extension Components {
                 items: [Components.Schemas.SearchItem],
                 nextCursor: Swift.String? = nil,
                 total: Swift.Int? = nil,
+                totalIsLowerBound: Swift.Bool? = nil,
                 impressionId: Swift.String? = nil,
                 interleaving: Components.Schemas.SearchPage.InterleavingPayload,
                 degraded: Swift.Bool,
@@ -343,6 +349,7 @@ extension Components {
                 self.items = items
                 self.nextCursor = nextCursor
                 self.total = total
+                self.totalIsLowerBound = totalIsLowerBound
                 self.impressionId = impressionId
                 self.interleaving = interleaving
                 self.degraded = degraded
@@ -355,6 +362,7 @@ extension Components {
                 case items
                 case nextCursor = "next_cursor"
                 case total
+                case totalIsLowerBound = "total_is_lower_bound"
                 case impressionId = "impression_id"
                 case interleaving
                 case degraded

@@ -53,14 +53,17 @@ struct OffsetPager: LivePager {
 
     func side(query: String, placed: [String], open: Range<Int>) async throws(GatewayError) -> LiveSide {
         let result = try await service.liveRange(query: query, excluding: placed, range: open, vouched: vouched, positionsOf: positionsOf)
-        return side(hits: result.hits, total: result.total, open: open)
+        return side(hits: result.hits, total: result.total, totalIsLowerBound: result.totalIsLowerBound, open: open)
     }
 
     /// The side of hits already fetched for `open` (a cold page's prefix), with A's `total`.
-    func side(hits: [SearchHit], total: Int, open: Range<Int>) -> LiveSide {
+    /// A short answer ends A, whatever the source counted: the total is then exact.
+    func side(hits: [SearchHit], total: Int, totalIsLowerBound: Bool = false, open: Range<Int>) -> LiveSide {
         let total = PageAssembler.effectiveTotal(
             reported: total, from: open.lowerBound, requested: open.count, received: hits.count, startsList: startsList)
-        return LiveSide(hits: hits, from: open.lowerBound, total: total, mode: mode, next: next)
+        var side = LiveSide(hits: hits, from: open.lowerBound, total: total, mode: mode, next: next)
+        side.totalIsLowerBound = totalIsLowerBound && hits.count == open.count
+        return side
     }
 }
 

@@ -90,6 +90,9 @@ public struct SearchPage: Sendable, Encodable, Equatable {
     public var nextCursor: String?
     /// Length of the whole interleaved list, when the live total is known.
     public var total: Int?
+    /// `total` is at least the list's length, not exactly it: the live source stopped counting
+    /// its matches (``SearchResult/totalIsLowerBound``). Pages and walks are planned alike.
+    public var totalIsLowerBound: Bool
     public var interleaving: Interleaving
     /// True when Redis could not be reached and the page is live-only.
     public var degraded: Bool
@@ -104,6 +107,7 @@ public struct SearchPage: Sendable, Encodable, Equatable {
     enum CodingKeys: String, CodingKey {
         case query, page, items, total, interleaving, degraded, walk
         case perPage = "per_page"
+        case totalIsLowerBound = "total_is_lower_bound"
         case nextCursor = "next_cursor"
         case impressionID = "impression_id"
     }
@@ -117,6 +121,7 @@ public struct SearchPage: Sendable, Encodable, Equatable {
         // Explicit nulls: the contract says the key is present and null on the last page.
         try container.encode(nextCursor, forKey: .nextCursor)
         try container.encode(total, forKey: .total)
+        try container.encode(totalIsLowerBound, forKey: .totalIsLowerBound)
         try container.encode(interleaving, forKey: .interleaving)
         try container.encode(degraded, forKey: .degraded)
         try container.encode(walk, forKey: .walk)

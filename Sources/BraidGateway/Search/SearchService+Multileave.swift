@@ -71,7 +71,7 @@ extension SearchService {
         let configuration = arm.configuration
         return SearchPage(
             query: parameters.query, page: position.offset / position.size + 1, perPage: position.size, items: items,
-            nextCursor: nextCursor, total: plan.end,
+            nextCursor: nextCursor, total: plan.end, totalIsLowerBound: side.totalIsLowerBound && plan.end != nil,
             interleaving: .init(
                 ranking: nil, snapshot: nil, start: configuration.start, pattern: configuration.patternString,
                 mode: configuration.mode.rawValue, maxDocs: configuration.maxDocs, arm: arm.name,

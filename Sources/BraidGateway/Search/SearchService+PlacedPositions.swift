@@ -64,7 +64,9 @@ extension SearchService {
                 return try await liveRange(query: query, excluding: placed, range: range, vouched: vouched)
             }
             let hits = result.hits.lazy.filter { !positions.contains($0.id) }.prefix(range.count)
-            return SearchResult(hits: Array(hits), total: max(0, result.total - positions.count), matchGeneration: generation)
+            return SearchResult(
+                hits: Array(hits), total: max(0, result.total - positions.count), matchGeneration: generation,
+                totalIsLowerBound: result.totalIsLowerBound)
         }
     }
 

@@ -15,6 +15,8 @@ struct LiveSide {
     var from: Int
     /// A's total for the planner: the page ends the list where A runs out.
     var total: Int
+    /// `total` is a lower bound (``SearchResult/totalIsLowerBound``): the page's `total` says so.
+    var totalIsLowerBound = false
     /// How this page was planned (its `walk` field).
     var mode: WalkState.Mode
     /// How the walk goes on from the next page.
@@ -98,7 +100,8 @@ extension SearchService {
             reported: open.lowerBound + max(0, result.total - walk.aBase), from: open.lowerBound, requested: open.count,
             received: result.hits.count)
         let page = WalkRecord.Page(ids: result.hits.map(\.id), aTotal: total)
-        let served = LiveSide(hits: result.hits, from: open.lowerBound, total: total, mode: .recorded)
+        var served = LiveSide(hits: result.hits, from: open.lowerBound, total: total, mode: .recorded)
+        served.totalIsLowerBound = result.totalIsLowerBound && result.hits.count == open.count
         let pages = walk.firstPageIDs.map { [WalkRecord.Page(ids: $0, aTotal: nil), page] } ?? [page]
         do {
             switch try await walks.append(walk.id, pages: pages, from: walk.page - pages.count + 1, expiresAt: expiresAt) {

@@ -149,7 +149,7 @@ public struct SearchService: Sendable {
             : nil
         return SearchPage(
             query: parameters.query, page: position.offset / position.size + 1, perPage: position.size, items: items,
-            nextCursor: nextCursor, total: plan.end,
+            nextCursor: nextCursor, total: plan.end, totalIsLowerBound: side.totalIsLowerBound && plan.end != nil,
             interleaving: .init(
                 ranking: interleaved ? arm.ranking : nil, snapshot: interleaved ? secondary.pinnedVersion : nil,
                 start: configuration.start, pattern: configuration.patternString, mode: configuration.mode.rawValue,
@@ -175,7 +175,8 @@ public struct SearchService: Sendable {
         if known == nil, byOffset, let window = coldWindow(arm: arm, position: position, query: query) {
             let (secondary, live) = try await parallelLive(
                 query: query, normalized: normalized, arm: arm, position: position, window: window, now: now)
-            return (secondary, offsetPager(for: position, vouched: nil, positionsOf: nil).side(hits: live.hits, total: live.total, open: live.aRange))
+            return (secondary, offsetPager(for: position, vouched: nil, positionsOf: nil).side(
+                hits: live.hits, total: live.total, totalIsLowerBound: live.totalIsLowerBound, open: live.aRange))
         }
         let secondary: SecondaryRanking
         var record: RecordRead?
@@ -212,6 +213,7 @@ public struct SearchService: Sendable {
         var aRange: Range<Int>
         var hits: [SearchHit]
         var total: Int
+        var totalIsLowerBound = false
     }
 
     /// What a page's cached side places, and where its live side goes: B's placed documents
@@ -362,18 +364,19 @@ public struct SearchService: Sendable {
         let excluded = Set(placed)
         switch PrefixReconciliation.slice(prefix: prefix.hits, requested: window, excluding: excluded, range: aRange) {
         case .complete(let hits):
-            let total: Int
+            let counted: SearchResult
             if let count {
-                total = try count.get().total
+                counted = try count.get()
             } else if placed.isEmpty {
-                total = prefix.total
+                counted = prefix
             } else if let vouched, prefix.matchGeneration == vouched {
-                total = max(0, prefix.total - Set(placed).count)
+                counted = SearchResult(
+                    hits: [], total: max(0, prefix.total - Set(placed).count), totalIsLowerBound: prefix.totalIsLowerBound)
             } else {
                 // The source's data changed since the snapshot was ranked: count as the sequential path does.
-                total = try await liveRange(query: query, excluding: placed, range: 0..<0).total
+                counted = try await liveRange(query: query, excluding: placed, range: 0..<0)
             }
-            return LiveRange(aRange: aRange, hits: hits, total: total)
+            return LiveRange(aRange: aRange, hits: hits, total: counted.total, totalIsLowerBound: counted.totalIsLowerBound)
         case .short(let have, let next):
             // The rest is a second read, and the index may have changed since the prefix: it is
             // asked for without the prefix's documents rather than from an offset into a list
@@ -381,7 +384,8 @@ public struct SearchService: Sendable {
             let before = prefix.hits.filter { !excluded.contains($0.id) }.map(\.id)
             let rest = try await liveRange(
                 query: query, excluding: placed + before, range: (next - before.count)..<(aRange.upperBound - before.count))
-            return LiveRange(aRange: aRange, hits: have + rest.hits, total: rest.total + before.count)
+            return LiveRange(
+                aRange: aRange, hits: have + rest.hits, total: rest.total + before.count, totalIsLowerBound: rest.totalIsLowerBound)
         }
     }
 
