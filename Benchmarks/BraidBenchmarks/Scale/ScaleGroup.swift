@@ -119,6 +119,9 @@ struct ScaleGroup {
         for query in ScaleQueries.all {
             let page = try await self.page(warm, ScaleQueries.path(query), interleaved: true, what: "page 1 of \(query.text) (n=\(size))", mayBeEmpty: query.mayBeEmpty)
             Report.figure("scale.\(label).matches.\(query.name)", Self.int(page.json["total"]) ?? -1)
+            if page.json["total_is_lower_bound"] as? Bool == true {
+                Report.line("SCALE lower_bound n=\(size) query=\(query.name): its total is a lower bound (search.xapian.count_at_least)")
+            }
         }
         for query in ScaleQueries.all {
             for (shape, service) in gateways {

@@ -45,8 +45,10 @@ public struct RankingMaterializer: Sendable {
         if let current = try await store.currentVersion(ranking: target.ranking, query: query), current >= version {
             return .stale
         }
+        // A snapshot keeps documents, not a total: counting would only cost the source time
+        // (on a gateway computing it inline, the time of the page that waits for it).
         let result = try await source.search(
-            SearchRequest(query: query, from: 0, size: target.size ?? ranking.size, profile: ranking.profile))
+            SearchRequest(query: query, from: 0, size: target.size ?? ranking.size, profile: ranking.profile, needsTotal: false))
         let snapshot = RankingSnapshot(
             ranking: target.ranking, query: query, version: version, createdAt: Date(), requestID: id,
             documents: result.documents, matchGeneration: result.matchGeneration)
