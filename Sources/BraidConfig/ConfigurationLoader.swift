@@ -114,7 +114,7 @@ public enum ConfigurationLoader {
     static let optionalKeys: [String: any Sendable] = [
         "interleaving.max_docs": 0, "interleaving.pattern": "",
         "redis.username": "", "redis.tls.ca_file": "", "redis.tls.cert_file": "", "redis.tls.key_file": "",
-        "redis.tls.server_name": "", "search.elasticsearch.username": "", "components.sqlite.path": "",
+        "redis.tls.server_name": "", "search.elasticsearch.username": "", "search.xapian.index_path": "", "components.sqlite.path": "",
         "gateway.admin_host": "", "gateway.previous_cursor_key_until": "", "tracing.service_name": "",
         "identity.jwt.issuer": "", "identity.jwt.audience": "", "identity.jwt.jwks_url": "", "identity.jwt.jwks_file": "",
     ]

@@ -72,7 +72,7 @@ struct ConfigurationLoaderTests {
     }
 
     @Test(arguments: [
-        ("search:\n  source: solr\n", "search.source: must be one of sqlite, elasticsearch, http, not 'solr'"),
+        ("search:\n  source: solr\n", "search.source: must be one of sqlite, xapian, elasticsearch, http, not 'solr'"),
         ("rankings:\n  x: {profile: best}\n", "rankings.x.profile: must be one of relevance, popularity_boosted, newest, not 'best'"),
         ("interleaving:\n  mode: draft\n", "interleaving.mode: must be one of pattern, team_draft, not 'draft'"),
         ("interleaving:\n  miss_policy: later\n", "interleaving.miss_policy: must be one of inline, async, not 'later'"),

@@ -61,7 +61,9 @@ struct TypedConfigurationTests {
             return
         }
         #expect(section.url == "http://search.internal:9200" && section.index == "dishes" && section.username == "braid")
-        #expect(try ConfigurationLoader.load(file: nil, environment: [:]).search.live == .sqlite(.init()))
+        #expect(try ConfigurationLoader.load(file: nil, environment: [:]).search.live == .xapian(.init(), corpus: .init()))
+        let sqlite = try ConfigurationLoader.load(file: nil, environment: ["BRAID_SEARCH_SOURCE": "sqlite"])
+        #expect(sqlite.search.live == .sqlite(.init()))
     }
 
     @Test(arguments: [

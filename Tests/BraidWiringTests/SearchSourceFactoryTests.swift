@@ -9,6 +9,10 @@ import Testing
 struct SearchSourceFactoryTests {
     @Test func buildsTheConfiguredSource() {
         var section = BraidConfiguration.SearchSection()
+        section.xapian.indexPath = "/srv/index"
+        let xapian = SearchSourceFactory.make(section) as? XapianSearchSource
+        #expect(xapian?.corpusPath == section.sqlite.path && xapian?.indexPath == "/srv/index")
+        section.source = .sqlite
         #expect(SearchSourceFactory.make(section) is SQLiteSearchSource)
         section.source = .elasticsearch
         #expect(SearchSourceFactory.make(section) is ElasticsearchSource)

@@ -2,7 +2,7 @@ import BraidCore
 import Logging
 import SQLiteNIO
 
-/// The embedded default: SQLite FTS5 over the corpus file `braid seed` writes.
+/// SQLite FTS5 over the corpus file `braid seed` writes (`search.source: sqlite`).
 ///
 /// `relevance` is bm25 with per-column weights, `popularity_boosted` adds the logarithm of a
 /// recipe's popularity to it, `newest` orders matches by publication date. Safe for

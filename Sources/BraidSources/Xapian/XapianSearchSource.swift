@@ -6,7 +6,7 @@ import NIOPosix
 import SQLiteNIO
 import Synchronization
 
-/// The embedded default: a Xapian index of the SQLite corpus, ranked with pruning.
+/// The default live source: a Xapian index of the SQLite corpus, ranked with pruning.
 ///
 /// FTS5 scores every match of a query before it sorts them, so a word in a third of a million
 /// recipes costs hundreds of milliseconds. Xapian keeps, per term, an upper bound of what it can
