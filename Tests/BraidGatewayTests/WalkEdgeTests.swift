@@ -76,6 +76,35 @@ struct WalkEdgeTests {
         }
     }
 
+    @Test("A walk whose first pages' totals are lower bounds (the Xapian source stopped counting) ends exactly at its last document, where the total is exact")
+    func aWalkWithLowerBoundTotalsEndsAtItsLastDocument() async throws {
+        let fixture = try await WorkerFixture(documents: 4_000, users: 5)
+        var configuration = Self.configuration(fixture)
+        configuration.search.xapian.countAtLeast = 1_000
+        let truth = SQLiteSearchSource(path: fixture.corpus.path)
+        let matches = try await truth.search(SearchRequest(query: "main onion", size: 0)).total
+        try await truth.shutdown()
+        try #require(matches > 1_500, "the query should match well past count_at_least")
+        try await GatewayHarness.with(configuration) { client, _ in
+            var walk = Walked()
+            walk.pages.append(try await Self.page(client, "/v1/search?q=main+onion&per_page=100&session=lb"))
+            while let cursor = walk.pages.last?["next_cursor"] as? String {
+                try #require(walk.pages.count < 40)
+                walk.pages.append(try await Self.page(client, "/v1/search?q=main+onion&cursor=\(cursor)"))
+            }
+            let ids = walk.items.map(\.id)
+            #expect(walk.pages.first?["total_is_lower_bound"] as? Bool == true)
+            #expect((walk.pages.first?["total"] as? Int ?? 0) >= 100 + 1_000)
+            // Every match once (B's documents are matches of the same query), and the last
+            // page's total is the list's length, said to be exact.
+            #expect(Set(ids).count == ids.count)
+            #expect(ids.count == matches)
+            #expect(walk.pages.last?["total"] as? Int == matches)
+            #expect(walk.pages.last?["total_is_lower_bound"] as? Bool == false)
+            #expect(walk.pages.allSatisfy { $0["walk"] as? String == "exact" })
+        }
+    }
+
     @Test("A walk whose record is gone goes on by offset and says so; one whose record is full too")
     func lostAndCappedRecords() async throws {
         let fixture = try await WorkerFixture(documents: 400, users: 5)

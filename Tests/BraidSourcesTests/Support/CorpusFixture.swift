@@ -19,14 +19,7 @@ enum CorpusFixture {
     ) async throws -> T {
         try await withCorpus(documents: documents) { path in
             let source = SQLiteSearchSource(path: path)
-            do {
-                let result = try await body(source)
-                try await source.shutdown()
-                return result
-            } catch {
-                try? await source.shutdown()
-                throw error
-            }
+            return try await shuttingDown(source) { try await body(source) }
         }
     }
 
@@ -36,14 +29,19 @@ enum CorpusFixture {
     ) async throws -> T {
         try await withCorpus(documents: documents) { path in
             let source = kind.source(path: path)
-            do {
-                let result = try await body(source)
-                try await source.shutdown()
-                return result
-            } catch {
-                try? await source.shutdown()
-                throw error
-            }
+            return try await shuttingDown(source) { try await body(source) }
+        }
+    }
+
+    /// `body`'s result, `source` shut down after it, whether it threw or not.
+    private static func shuttingDown<T>(_ source: any SearchSource, _ body: () async throws -> T) async throws -> T {
+        do {
+            let result = try await body()
+            try await source.shutdown()
+            return result
+        } catch {
+            try? await source.shutdown()
+            throw error
         }
     }
 
