@@ -44,6 +44,11 @@ struct MockClusterConsumerGroupTests {
         try cluster.createTopic(topic, partitions: 4)
         var configuration = cluster.consumerConfiguration(topic: topic, group: group)
         configuration.properties["partition.assignment.strategy"] = strategy
+        // The leaver leaves by closing (the group rebalances at once, whatever this is), and its
+        // close() must commit what it processed: on a busy machine the default session expired
+        // during close() (no heartbeats then) and the commit was lost, so the survivor processed
+        // the leaver's 100 messages again (CI, 2026-11-29: 400 of 300).
+        configuration.sessionTimeoutMilliseconds = 120_000
         let ledger = Ledger()
         let survivor = try KafkaConsumer(configuration: configuration, logger: Self.quiet) { ledger.rebalanced($0, consumer: 0) }
         let leaver = try KafkaConsumer(configuration: configuration, logger: Self.quiet) { ledger.rebalanced($0, consumer: 1) }
