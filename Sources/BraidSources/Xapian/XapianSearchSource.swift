@@ -19,8 +19,8 @@ import Synchronization
 /// log (``XapianIndexer``). Every query first reads the log's last change and, if the index has
 /// not applied it, waits for it to; so a page never shows a document whose deletion committed
 /// before the query, and a document added before it is among its matches. The page's rows are
-/// read from SQLite by `seq` (the Xapian document id) after the query; one deleted in between
-/// is left out.
+/// read from SQLite by `seq` (the Xapian document id) after the query; when one was deleted in
+/// between, the query runs again (at most ``attempts`` times, the last page going without it).
 ///
 /// Profiles: `relevance` is BM25 (k1 1.2, b 0.75, as FTS5's bm25) with a field's weight as the
 /// within-document frequency of its words; `popularity_boosted` adds `popularity_weight` times

@@ -47,8 +47,10 @@ struct MockClusterConsumerGroupTests {
         // The leaver leaves by closing (the group rebalances at once, whatever this is), and its
         // close() must commit what it processed: on a busy machine the default session expired
         // during close() (no heartbeats then) and the commit was lost, so the survivor processed
-        // the leaver's 100 messages again (CI, 2026-11-29: 400 of 300).
-        configuration.sessionTimeoutMilliseconds = 120_000
+        // the leaver's 100 messages again (CI, 2026-11-29: 400 of 300). Not longer: the mock
+        // cluster's first rebalance of the two waits out a session (120 s missed the test's
+        // 120 s wait for it); 30 s makes this test take about 31 s.
+        configuration.sessionTimeoutMilliseconds = 30_000
         let ledger = Ledger()
         let survivor = try KafkaConsumer(configuration: configuration, logger: Self.quiet) { ledger.rebalanced($0, consumer: 0) }
         let leaver = try KafkaConsumer(configuration: configuration, logger: Self.quiet) { ledger.rebalanced($0, consumer: 1) }
