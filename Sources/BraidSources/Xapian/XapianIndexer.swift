@@ -106,8 +106,7 @@ actor XapianIndexer {
     static func indexedState(_ path: String) throws -> IndexedState? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         do {
-            let reader = try XapianReader(path: path)
-            return IndexedState(identity: try reader.metadata(Key.identity), mark: Int64(try reader.metadata(Key.mark)) ?? -1)
+            return try IndexedState(XapianReader(path: path))
         } catch let error as XapianError where error.code == .notFound {
             return nil
         }
@@ -119,6 +118,12 @@ actor XapianIndexer {
         var mark: Int64
 
         func covers(_ state: CorpusState) -> Bool { identity == state.identity && mark >= state.mark }
+
+        /// What `reader`'s revision has applied.
+        init(_ reader: XapianReader) throws {
+            identity = try reader.metadata(Key.identity)
+            mark = Int64(try reader.metadata(Key.mark)) ?? -1
+        }
     }
 
     /// One catch-up: the changes since the index's mark, or the whole corpus.
@@ -126,7 +131,7 @@ actor XapianIndexer {
         let corpus = try await openCorpus(corpusPath)
         do {
             try await corpus.execute(CorpusSchema.changeLog)
-            try await applyChanges(corpus: corpus, indexPath: indexPath, weights: weights, logger: logger)
+            try await applyChanges(corpus: corpus, corpusPath: corpusPath, indexPath: indexPath, weights: weights, logger: logger)
             try await (corpus.close() as EventLoopFuture<Void>).get()
         } catch {
             try? await (corpus.close() as EventLoopFuture<Void>).get()
@@ -134,9 +139,9 @@ actor XapianIndexer {
         }
     }
 
-    private static func applyChanges(corpus: SQLiteConnection, indexPath: String, weights: SQLiteSearchSource.Weights, logger: Logger) async throws {
+    private static func applyChanges(corpus: SQLiteConnection, corpusPath: String, indexPath: String, weights: SQLiteSearchSource.Weights, logger: Logger) async throws {
         guard let state = CorpusState(try await corpus.query(CorpusState.query, []).first) else {
-            throw SearchSourceError(.unavailable, "the corpus at \(corpus) has no identity")
+            throw SearchSourceError(.unavailable, "the corpus at \(corpusPath) has no identity")
         }
         let writer = try await lockedWriter(indexPath)
         let identity = try writer.metadata(Key.identity)

@@ -150,7 +150,7 @@ public struct XapianSearchSource: SearchSource {
             let state = try await corpusState()
             while true {
                 if let read = try await onThread({ reader -> Read? in
-                    guard try Self.indexed(reader).covers(state) else { return nil }
+                    guard try XapianIndexer.IndexedState(reader).covers(state) else { return nil }
                     let hits = try reader.search(query)
                     return Read(
                         hits: hits.hits, lowerBound: hits.lowerBound, upperBound: hits.upperBound,
@@ -187,11 +187,6 @@ public struct XapianSearchSource: SearchSource {
             let row = try await corpus.withConnection { try await $0.query(XapianIndexer.CorpusState.query, []).first }
             guard let state = XapianIndexer.CorpusState(row) else { throw SearchSourceError(.unavailable, "the corpus has no change log") }
             return state
-        }
-
-        static func indexed(_ reader: XapianReader) throws -> XapianIndexer.IndexedState {
-            XapianIndexer.IndexedState(
-                identity: try reader.metadata(XapianIndexer.Key.identity), mark: Int64(try reader.metadata(XapianIndexer.Key.mark)) ?? -1)
         }
 
         /// Runs `body` on a reader at the latest revision, on a thread of the engine's pool. A
